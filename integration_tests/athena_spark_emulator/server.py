@@ -1,0 +1,149 @@
+"""One loopback endpoint that serves every AWS API a ``dbt deps && dbt run`` of an Athena
+project calls: moto's server (Athena SQL, work groups, data catalogs, Glue, S3, STS) plus
+the Spark Calculation API from ``calculations.py``.
+
+It also counts calls per action (``emulator.calls["GetDataCatalog"]``) and can inject
+latency or AWS errors per action, for tests and benchmarks.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import threading
+import time
+from typing import Any, Dict, List, Optional
+
+import boto3
+from moto.core import DEFAULT_ACCOUNT_ID
+from moto.core.responses import BaseResponse
+from moto.moto_server.threaded_moto_server import ThreadedMotoServer
+
+from athena_spark_emulator import calculations
+
+REGION = "eu-west-1"
+LOCAL_ACCOUNT = DEFAULT_ACCOUNT_ID  # moto's caller account: "123456789012"
+_original_call_action = BaseResponse.call_action
+_ACTIVE: Optional["Emulator"] = None
+
+
+class _Fault:
+    def __init__(self, code: str, message: str, times: int) -> None:
+        self.code, self.message, self.times = code, message, times
+
+
+def _recording_call_action(self: BaseResponse) -> Any:
+    emulator = _ACTIVE
+    if emulator is None:
+        return _original_call_action(self)
+    action = self._get_action()
+    return emulator._handle(action, lambda: _original_call_action(self))
+
+
+class Emulator:
+    """Start with ``Emulator().start()``; use as a context manager to stop it."""
+
+    def __init__(self, port: int = 0, executor: Optional[calculations.Executor] = None) -> None:
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+        self.executor = executor or calculations.completed_without_running
+        self.calls: collections.Counter = collections.Counter()
+        self.latency: Dict[str, float] = {}
+        self._faults: Dict[str, List[_Fault]] = collections.defaultdict(list)
+        self._lock = threading.Lock()
+        self.endpoint_url = ""
+
+    # -- life cycle ----------------------------------------------------------------
+    def start(self) -> "Emulator":
+        global _ACTIVE
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        calculations.install()
+        calculations.STORE.__init__(self.executor)  # fresh sessions for this emulator
+        BaseResponse.call_action = _recording_call_action  # type: ignore[method-assign]
+        self._server.start()
+        host, port = self._server.get_host_and_port()
+        self.endpoint_url = f"http://{host}:{port}"
+        _ACTIVE = self
+        return self
+
+    def stop(self) -> None:
+        global _ACTIVE
+        self._server.stop()
+        _ACTIVE = None
+        BaseResponse.call_action = _original_call_action  # type: ignore[method-assign]
+
+    def __enter__(self) -> "Emulator":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def reset(self) -> None:
+        """Forget all AWS state, counters, faults and calculations."""
+        import requests
+
+        requests.post(f"{self.endpoint_url}/moto-api/reset", timeout=30)
+        calculations.STORE.__init__(self.executor)
+        self.reset_counters()
+        self.latency.clear()
+        self._faults.clear()
+
+    # -- counting and faults ---------------------------------------------------
+    def reset_counters(self) -> None:
+        with self._lock:
+            self.calls.clear()
+
+    def inject_error(self, action: str, code: str, message: str = "", times: int = 1) -> None:
+        """Answer the next ``times`` calls of ``action`` with AWS error ``code``."""
+        with self._lock:
+            self._faults[action].append(_Fault(code, message or f"{code} (injected)", times))
+
+    def _handle(self, action: str, call: Any) -> Any:
+        with self._lock:
+            self.calls[action] += 1
+            fault = None
+            queue = self._faults.get(action)
+            if queue:
+                fault = queue[0]
+                fault.times -= 1
+                if fault.times <= 0:
+                    queue.pop(0)
+        delay = self.latency.get(action, 0.0)
+        if delay:
+            time.sleep(delay)
+        if fault is not None:
+            body = json.dumps({"__type": fault.code, "Message": fault.message})
+            return 400, {"Content-Type": "application/x-amz-json-1.1"}, body
+        return call()
+
+    @property
+    def submissions(self) -> List[calculations.Calculation]:
+        return calculations.STORE.submissions
+
+    # -- clients and environment ------------------------------------------------------
+    def client(self, service: str) -> Any:
+        return boto3.client(
+            service,
+            region_name=REGION,
+            endpoint_url=self.endpoint_url,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+
+    def env(self) -> Dict[str, str]:
+        """Environment variables that point boto3 (and so dbt) at this emulator."""
+        return {
+            "AWS_ENDPOINT_URL": self.endpoint_url,
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": REGION,
+            "AWS_REGION": REGION,
+        }
+
+    def wait_idle(self, timeout: float = 60) -> None:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if all(c.done.is_set() for c in self.submissions):
+                return
+            time.sleep(0.05)
+

@@ -1,0 +1,104 @@
+"""The methods the plugin adds to ``AthenaAdapter``, callable from Jinja as ``adapter.<name>``.
+
+They use the dbt connection's boto3 session (so the profile's region,
+``aws_profile_name`` and ``assume_role_arn`` apply) and dbt-athena's retry config
+(so throttling is retried with backoff). One resolver, and so one cache, per adapter
+instance, which dbt creates once per run.
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib import metadata
+from typing import Any, Dict, Iterable, Optional, Union
+
+from dbt.adapters.athena.config import get_boto3_config
+from dbt.adapters.athena.constants import LOGGER
+from dbt.adapters.athena.utils import get_catalog_id
+from dbt_common.exceptions import CompilationError
+
+from dbt_athena_cross_account.resolver import CatalogResolver, CrossAccountCatalogError
+
+MARKER = "_dbt_athena_cross_account_"
+_RESOLVER_ATTR = "_dbt_athena_cross_account_resolver"
+_resolver_lock = threading.Lock()
+
+
+def _athena_client(adapter: Any) -> Any:
+    from dbt.adapters.athena.impl import boto3_client_lock
+
+    conn = adapter.connections.get_thread_connection()
+    creds = conn.credentials
+    handle = conn.handle
+    retries = getattr(creds, "effective_num_retries", None) or creds.num_retries
+    with boto3_client_lock:
+        return handle.session.client(
+            "athena",
+            region_name=handle.region_name,
+            config=get_boto3_config(num_retries=retries),
+        )
+
+
+def resolver_for(adapter: Any) -> CatalogResolver:
+    """The adapter's resolver, created once, whichever thread asks first."""
+    resolver = adapter.__dict__.get(_RESOLVER_ATTR)
+    if resolver is None:
+        with _resolver_lock:
+            resolver = adapter.__dict__.get(_RESOLVER_ATTR)
+            if resolver is None:
+                resolver = CatalogResolver(
+                    client_factory=lambda: _athena_client(adapter),
+                    catalog_id_of=get_catalog_id,
+                    debug=LOGGER.debug,
+                )
+                adapter.__dict__[_RESOLVER_ATTR] = resolver
+    return resolver
+
+
+def get_spark_cross_account_catalog_map(
+    self: Any, catalog_names: Union[None, str, Iterable[str]] = None
+) -> Dict[str, str]:
+    """``{catalog_name: account_id}`` of cross-account GLUE data catalogs.
+
+    With no argument: pages through athena:ListDataCatalogs and resolves every GLUE
+    catalog except the local one. With ``catalog_names``: resolves only those, one
+    athena:GetDataCatalog each, cached for the run.
+    """
+    try:
+        return resolver_for(self).catalog_map(catalog_names)
+    except CrossAccountCatalogError as exc:
+        raise CompilationError(str(exc)) from None
+
+
+def get_spark_cross_account_catalog_info(self: Any, catalog_name: str) -> Dict[str, Any]:
+    """How one catalog name resolved: ``{name, type, account_id, reason, malformed}``."""
+    try:
+        return resolver_for(self).explain(catalog_name)
+    except CrossAccountCatalogError as exc:
+        raise CompilationError(str(exc)) from None
+
+
+def get_spark_cross_account_versions(self: Any) -> Dict[str, Optional[str]]:
+    """Installed versions of the plugin, dbt-athena and dbt-core (for error messages)."""
+
+    def version(dist: str) -> Optional[str]:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return None
+
+    return {
+        "dbt-athena-cross-account": version("dbt-athena-cross-account"),
+        "dbt-athena": version("dbt-athena"),
+        "dbt-core": version("dbt-core"),
+    }
+
+
+# name -> (function, parse-time stub). The stubs keep `dbt parse` free of AWS calls.
+METHODS = {
+    "get_spark_cross_account_catalog_map": (get_spark_cross_account_catalog_map, lambda *a, **k: {}),
+    "get_spark_cross_account_catalog_info": (get_spark_cross_account_catalog_info, lambda *a, **k: {}),
+    "get_spark_cross_account_versions": (get_spark_cross_account_versions, lambda *a, **k: {}),
+}
+for _fn, _ in METHODS.values():
+    setattr(_fn, MARKER, True)

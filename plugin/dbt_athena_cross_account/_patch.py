@@ -1,0 +1,25 @@
+"""Register the plugin's methods on AthenaAdapter as ``@available``. Idempotent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbt_athena_cross_account._adapter import MARKER, METHODS
+
+
+def install(adapter_cls: Any) -> bool:
+    """Add METHODS to ``adapter_cls``; return False when they are already ours.
+
+    A method of the same name that dbt-athena itself defines is replaced: ours is a
+    superset (with no argument it behaves as the upstream proposal).
+    """
+    if all(getattr(adapter_cls.__dict__.get(name), MARKER, False) for name in METHODS):
+        return False
+    for name, (fn, _stub) in METHODS.items():
+        setattr(adapter_cls, name, fn)
+    adapter_cls._available_ = frozenset(adapter_cls._available_) | set(METHODS)
+    adapter_cls._parse_replacements_ = {
+        **adapter_cls._parse_replacements_,
+        **{name: stub for name, (_fn, stub) in METHODS.items()},
+    }
+    return True
