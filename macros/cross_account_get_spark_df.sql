@@ -3,10 +3,14 @@
   get_spark_df. It parses dbt's relation string ("catalog"."schema"."table"), maps a
   resolved catalog (case-insensitively) to `<account_id>/<schema>`.`<table>` and
   backtick-quotes every part, so any name stays one identifier for Spark's parser.
-  Data comes in only through tojson; no name is ever executed.
+  Data comes in only as a JSON string literal (tojson twice, decoded with json.loads),
+  so names round-trip exactly, astral characters included; no name is ever executed.
 -#}
 {% macro cross_account_get_spark_df(catalog_map) -%}
-_CROSS_ACCOUNT_CATALOGS = {{ catalog_map | tojson }}
+import json as _cross_account_json
+
+# {catalog name: owner account id}, decoded from JSON so that any name round-trips exactly.
+_CROSS_ACCOUNT_CATALOGS = _cross_account_json.loads({{ catalog_map | tojson | tojson }})
 
 
 def _cross_account_split(identifier):

@@ -95,7 +95,7 @@ class TestOptedInModelReadsCrossAccount(_Project):
         run_dbt(["run"])
         codes = submitted_code(type("E", (), {"submissions": emulator.submissions[before:]}))
         opted = codes["opted_in"]
-        assert '_CROSS_ACCOUNT_CATALOGS = {"partner_catalog": "999999999999"}' in opted
+        assert '_CROSS_ACCOUNT_CATALOGS = _cross_account_json.loads("{\\"partner_catalog\\": \\"999999999999\\"}")' in opted
         assert "def get_spark_df(identifier):" in opted
         assert "identifier.split(\".\")[1:]" not in opted
         assert "_CROSS_ACCOUNT_CATALOGS" not in codes["not_opted_in"]
