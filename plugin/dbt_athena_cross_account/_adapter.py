@@ -17,6 +17,7 @@ from dbt.adapters.athena.constants import LOGGER
 from dbt.adapters.athena.utils import get_catalog_id
 from dbt_common.exceptions import CompilationError
 
+from dbt_athena_cross_account._doctor import parse_stub as _doctor_stub, run_cross_account_doctor
 from dbt_athena_cross_account.resolver import CatalogResolver, CrossAccountCatalogError
 
 MARKER = "_dbt_athena_cross_account_"
@@ -99,6 +100,7 @@ METHODS = {
     "get_spark_cross_account_catalog_map": (get_spark_cross_account_catalog_map, lambda *a, **k: {}),
     "get_spark_cross_account_catalog_info": (get_spark_cross_account_catalog_info, lambda *a, **k: {}),
     "get_spark_cross_account_versions": (get_spark_cross_account_versions, lambda *a, **k: {}),
+    "run_cross_account_doctor": (run_cross_account_doctor, _doctor_stub),
 }
 for _fn, _ in METHODS.values():
     setattr(_fn, MARKER, True)

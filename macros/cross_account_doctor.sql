@@ -1,0 +1,62 @@
+{#-
+  cross_account_doctor: read-only preflight, run as `dbt run-operation cross_account_doctor`.
+  With no arguments it checks every opted-in Python model's cross-account references from
+  the graph; with catalogs/tables it checks those. Each catalog and table gets PASS/WARN/FAIL
+  rows for registration, Glue metadata, S3 data and table format, plus session-property and
+  setup rows per model. Logs the report and raises a dbt error when anything FAILs.
+-#}
+{% macro cross_account_doctor(catalogs=none, tables=none) -%}
+  {%- if not execute -%}{{- return('') -}}{%- endif -%}
+  {%- set from_graph = catalogs is none and tables is none -%}
+  {%- set catalog_args = ([catalogs] if catalogs is string else (catalogs or [])) | list -%}
+  {%- set table_args = ([tables] if tables is string else (tables or [])) | list -%}
+  {%- set models = [] -%}
+  {%- set readers = [] -%}
+  {%- set graph_tables = {} -%}
+  {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.language == 'python' -%}
+    {%- set opted_in = dbt_athena_cross_account.cross_account_opted_in(node) -%}
+    {%- set node_catalogs = dbt_athena_cross_account.cross_account_referenced_catalogs(node) if opted_in else [] -%}
+    {%- do models.append({
+      'unique_id': node.unique_id,
+      'opted_in': opted_in,
+      'engine_config': (node.config or {}).get('engine_config') or {},
+      'catalogs': node_catalogs,
+    }) -%}
+    {%- if node_catalogs -%}
+      {%- do readers.append(node.unique_id) -%}
+      {%- if from_graph -%}
+        {%- for ref in dbt_athena_cross_account.cross_account_referenced_tables(node) -%}
+          {%- set key = (ref.catalog ~ '.' ~ ref.schema ~ '.' ~ ref.table) | lower -%}
+          {%- if key not in graph_tables -%}
+            {%- do graph_tables.update({key: {'catalog': ref.catalog, 'schema': ref.schema, 'table': ref.table, 'models': []}}) -%}
+          {%- endif -%}
+          {%- do graph_tables[key]['models'].append(node.unique_id) -%}
+        {%- endfor -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set setup = {
+    'plugin': adapter.run_cross_account_doctor is defined,
+    'dispatch_package': adapter.dispatch('create_table_as', 'athena').macro.package_name,
+    'readers': readers,
+    'project_name': project_name,
+  } -%}
+  {%- if not setup.plugin -%}
+    {%- do dbt_athena_cross_account.cross_account_doctor_without_plugin(setup) -%}
+    {{- return('') -}}
+  {%- endif -%}
+  {%- set result = adapter.run_cross_account_doctor(
+        catalog_args, (graph_tables.values() | list) if from_graph else table_args, models, setup) -%}
+  {%- if from_graph and not graph_tables and not readers -%}
+    {%- do log("cross_account_doctor: no Python model opts in with spark_cross_account_catalog: true "
+               ~ "and reads a non-local catalog; pass catalogs/tables to check them directly, e.g. "
+               ~ "--args '{tables: [\"partner_catalog.sales.orders\"]}'", info=true) -%}
+  {%- endif -%}
+  {%- do log(result.text, info=true) -%}
+  {%- if result.fail -%}
+    {%- do exceptions.raise_compiler_error(
+      "cross_account_doctor: " ~ result.fail ~ " check(s) FAILed (" ~ result.failed | join('; ')
+      ~ "). Each FAIL row in the report above says what is wrong and how to fix it."
+    ) -%}
+  {%- endif -%}
+{%- endmacro %}
