@@ -9,21 +9,22 @@ latency or AWS errors per action, for tests and benchmarks.
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import logging
 import threading
 import time
-from typing import Any, Dict, List, Optional
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Union
 
 import boto3
-from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core.responses import BaseResponse
 from moto.moto_server.threaded_moto_server import ThreadedMotoServer
 
-from athena_spark_emulator import calculations
+from athena_spark_emulator import calculations, sql
+from athena_spark_emulator import catalog as catalog_module
+from athena_spark_emulator.catalog import LOCAL_ACCOUNT, REGION, Catalog
 
-REGION = "eu-west-1"
-LOCAL_ACCOUNT = DEFAULT_ACCOUNT_ID  # moto's caller account: "123456789012"
 _original_call_action = BaseResponse.call_action
 _ACTIVE: Optional["Emulator"] = None
 
@@ -44,9 +45,18 @@ def _recording_call_action(self: BaseResponse) -> Any:
 class Emulator:
     """Start with ``Emulator().start()``; use as a context manager to stop it."""
 
-    def __init__(self, port: int = 0, executor: Optional[calculations.Executor] = None) -> None:
+    def __init__(
+        self,
+        port: int = 0,
+        executor: Union[None, str, calculations.Executor] = None,
+        warehouse: Union[None, str, Path] = None,
+    ) -> None:
+        """``executor``: a callable, ``"spark"`` (real local PySpark, see spark_executor.py)
+        or None for ``calculations.completed_without_running`` (nothing runs).
+        ``warehouse``: the local directory standing for S3 (default: a temporary one)."""
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-        self.executor = executor or calculations.completed_without_running
+        self.executor = self._make_executor(executor)
+        self.catalog = Catalog(warehouse)
         self.calls: collections.Counter = collections.Counter()
         self.latency: Dict[str, float] = {}
         self._faults: Dict[str, List[_Fault]] = collections.defaultdict(list)
@@ -58,7 +68,9 @@ class Emulator:
         global _ACTIVE
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
         calculations.install()
+        sql.install()
         calculations.STORE.__init__(self.executor)  # fresh sessions for this emulator
+        catalog_module.CATALOG = self.catalog
         BaseResponse.call_action = _recording_call_action  # type: ignore[method-assign]
         self._server.start()
         host, port = self._server.get_host_and_port()
@@ -71,6 +83,8 @@ class Emulator:
         self._server.stop()
         _ACTIVE = None
         BaseResponse.call_action = _original_call_action  # type: ignore[method-assign]
+        sql.uninstall()
+        self.catalog.cleanup()
 
     def __enter__(self) -> "Emulator":
         return self.start()
@@ -84,9 +98,62 @@ class Emulator:
 
         requests.post(f"{self.endpoint_url}/moto-api/reset", timeout=30)
         calculations.STORE.__init__(self.executor)
+        self.catalog.grants.clear()
         self.reset_counters()
         self.latency.clear()
         self._faults.clear()
+
+    # -- executors --------------------------------------------------------------------
+    @staticmethod
+    def _make_executor(executor: Union[None, str, calculations.Executor]) -> calculations.Executor:
+        if executor is None or executor == "instant":
+            return calculations.completed_without_running
+        if executor == "spark":
+            from athena_spark_emulator.spark_executor import SparkExecutor
+
+            return SparkExecutor()
+        if isinstance(executor, str):
+            raise ValueError(f"unknown executor {executor!r}: use 'instant', 'spark' or a callable")
+        return executor
+
+    def set_executor(self, executor: Union[None, str, calculations.Executor]) -> calculations.Executor:
+        """Switch the executor of new calculations; returns the previous one."""
+        previous = self.executor
+        self.executor = self._make_executor(executor)
+        calculations.STORE.executor = self.executor
+        return previous
+
+    @contextlib.contextmanager
+    def using_executor(self, executor: Union[None, str, calculations.Executor]) -> Iterator[calculations.Executor]:
+        """``with emulator.using_executor("spark"):`` ... then the previous executor again."""
+        previous = self.set_executor(executor)
+        try:
+            yield self.executor
+        finally:
+            self.set_executor(previous)
+
+    # -- seeding --------------------------------------------------------------------
+    def register_data_catalog(
+        self, name: str, catalog_type: str = "GLUE", parameters: Optional[Dict[str, str]] = None
+    ) -> None:
+        """Create (or replace) an Athena data catalog in the local account.
+
+        Goes through the real CreateDataCatalog API (counted in ``calls``); moto has no
+        UpdateDataCatalog, so an existing entry is dropped from moto's backend first.
+        """
+        from moto.athena.models import athena_backends
+
+        athena_backends[LOCAL_ACCOUNT][REGION].data_catalogs.pop(name, None)
+        kwargs: Dict[str, Any] = {"Name": name, "Type": catalog_type}
+        if parameters is not None:
+            kwargs["Parameters"] = parameters
+        self.client("athena").create_data_catalog(**kwargs)
+
+    def seed(self, spec: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
+        """Apply a seed file or dict (see seed.py); returns the spec applied."""
+        from athena_spark_emulator import seed
+
+        return seed.apply(self, spec)
 
     # -- counting and faults ---------------------------------------------------
     def reset_counters(self) -> None:
