@@ -29,7 +29,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 REGION = "eu-west-1"
 LOCAL_ACCOUNT = "123456789012"  # moto's default account: the consumer
@@ -121,8 +121,13 @@ class Recorder:
             action = (form.get("Action") or query.get("Action") or [""])[0]
             params = {k: v[0] for k, v in form.items()}
         with self.lock, open(self.log_path, "a", encoding="utf-8") as log:
-            log.write(json.dumps({"service": service, "action": action, "method": method, "path": path}) + "\n")
-        access_key = environ.get("HTTP_AUTHORIZATION", "").partition("Credential=")[2].split("/", 1)[0]
+            log.write(
+                json.dumps({"service": service, "action": action, "method": method, "path": path})
+                + "\n"
+            )
+        access_key = (
+            environ.get("HTTP_AUTHORIZATION", "").partition("Credential=")[2].split("/", 1)[0]
+        )
         for rule in self.rules:
             if (
                 rule["action"] == action
@@ -130,7 +135,9 @@ class Recorder:
                 and rule.get("access_key", access_key) == access_key
             ):
                 if target:  # JSON protocol (Athena, Glue)
-                    payload = json.dumps({"__type": rule["code"], "Message": rule["message"]}).encode()
+                    payload = json.dumps(
+                        {"__type": rule["code"], "Message": rule["message"]}
+                    ).encode()
                     content_type = "application/x-amz-json-1.1"
                 else:  # query protocol (STS)
                     payload = (
@@ -140,7 +147,9 @@ class Recorder:
                     ).encode()
                     content_type = "text/xml"
                 status = "403 Forbidden" if "AccessDenied" in rule["code"] else "400 Bad Request"
-                start_response(status, [("Content-Type", content_type), ("Content-Length", str(len(payload)))])
+                start_response(
+                    status, [("Content-Type", content_type), ("Content-Length", str(len(payload)))]
+                )
                 return [payload]
         return self.app(environ, start_response)
 
@@ -178,7 +187,7 @@ class DoctorAws:
         self.process: Optional[subprocess.Popen] = None
 
     # -- life cycle ---------------------------------------------------------------------
-    def start(self) -> "DoctorAws":
+    def start(self) -> DoctorAws:
         import requests
 
         env = {**os.environ, "DOCTOR_FAULT_RULES": json.dumps(FAULT_RULES)}
@@ -227,7 +236,11 @@ class DoctorAws:
         import boto3
         from botocore.config import Config
 
-        creds = self.keys[user] if user else {"aws_access_key_id": "admin", "aws_secret_access_key": "admin"}
+        creds = (
+            self.keys[user]
+            if user
+            else {"aws_access_key_id": "admin", "aws_secret_access_key": "admin"}
+        )
         return boto3.client(
             service,
             region_name=REGION,
@@ -296,18 +309,25 @@ class DoctorAws:
         )
         self._user(
             "dbt_noglue",
-            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": [*read, "s3:*"], "Resource": "*"}]},
+            {
+                "Version": "2012-10-17",
+                "Statement": [{"Effect": "Allow", "Action": [*read, "s3:*"], "Resource": "*"}],
+            },
         )
         self._user("dbt_none", None)
 
         athena = self.client("athena")
-        athena.create_data_catalog(Name="partner_catalog", Type="GLUE", Parameters={"catalog-id": OWNER_ACCOUNT})
         athena.create_data_catalog(
-            Name="lambda_catalog", Type="LAMBDA",
+            Name="partner_catalog", Type="GLUE", Parameters={"catalog-id": OWNER_ACCOUNT}
+        )
+        athena.create_data_catalog(
+            Name="lambda_catalog",
+            Type="LAMBDA",
             Parameters={"function": f"arn:aws:lambda:{REGION}:{LOCAL_ACCOUNT}:function:f"},
         )
         athena.create_data_catalog(
-            Name="s3tables_catalog", Type="GLUE",
+            Name="s3tables_catalog",
+            Type="GLUE",
             Parameters={"catalog-id": f"{OWNER_ACCOUNT}:s3tablescatalog/tables-bucket"},
         )
         athena.create_work_group(
@@ -324,7 +344,9 @@ class DoctorAws:
 
         s3 = self.client("s3")
         for bucket in ("partner-data", "partner-locked", "partner-kms", "dbt-staging", "dbt-data"):
-            s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION})
+            s3.create_bucket(
+                Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION}
+            )
         s3.put_object(Bucket="partner-data", Key="sales/orders/part-0.parquet", Body=b"PAR1")
         s3.put_object(Bucket="partner-data", Key="sales/secret/part-0.parquet", Body=b"PAR1")
         s3.put_object(Bucket="partner-locked", Key="sales/orders/part-0.parquet", Body=b"PAR1")
@@ -334,7 +356,12 @@ class DoctorAws:
                 Bucket=bucket,
                 ServerSideEncryptionConfiguration={
                     "Rules": [
-                        {"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "aws:kms", "KMSMasterKeyID": KMS_KEY}}
+                        {
+                            "ApplyServerSideEncryptionByDefault": {
+                                "SSEAlgorithm": "aws:kms",
+                                "KMSMasterKeyID": KMS_KEY,
+                            }
+                        }
                     ]
                 },
             )
@@ -345,8 +372,13 @@ class DoctorAws:
         for database in ("sales", "hr"):
             glue.create_database(DatabaseInput={"Name": database})
 
-        def table(db: str, name: str, location: Optional[str], params: Optional[Dict[str, str]] = None,
-                  table_type: str = "EXTERNAL_TABLE") -> None:
+        def table(
+            db: str,
+            name: str,
+            location: Optional[str],
+            params: Optional[Dict[str, str]] = None,
+            table_type: str = "EXTERNAL_TABLE",
+        ) -> None:
             storage: Dict[str, Any] = {
                 "Columns": [{"Name": "order_id", "Type": "bigint"}],
                 "SerdeInfo": {
@@ -357,8 +389,12 @@ class DoctorAws:
                 storage["Location"] = location
             glue.create_table(
                 DatabaseName=db,
-                TableInput={"Name": name, "TableType": table_type, "Parameters": params or {},
-                            "StorageDescriptor": storage},
+                TableInput={
+                    "Name": name,
+                    "TableType": table_type,
+                    "Parameters": params or {},
+                    "StorageDescriptor": storage,
+                },
             )
 
         table("sales", "orders", "s3://partner-data/sales/orders/", {"classification": "parquet"})
@@ -368,8 +404,15 @@ class DoctorAws:
         table("sales", "kms_orders", "s3://partner-kms/sales/orders/")
         table("sales", "ghost_orders", "s3://no-such-bucket/sales/ghost/")
         table("sales", "nolocation_orders", None)
-        table("sales", "iceberg_orders", "s3://partner-data/sales/orders/", {"table_type": "ICEBERG"})
-        table("sales", "governed_orders", "s3://partner-data/sales/orders/", {"table_type": "GOVERNED"})
+        table(
+            "sales", "iceberg_orders", "s3://partner-data/sales/orders/", {"table_type": "ICEBERG"}
+        )
+        table(
+            "sales",
+            "governed_orders",
+            "s3://partner-data/sales/orders/",
+            {"table_type": "GOVERNED"},
+        )
         table("sales", "orders_view", None, {"presto_view": "true"}, table_type="VIRTUAL_VIEW")
         table("hr", "salaries", "s3://partner-data/hr/salaries/")
 

@@ -23,7 +23,6 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from dbt_athena_cross_account.resolver import (
     ACCESS_DENIED_CODES,
-    GLUE,
     NOT_FOUND_CODES,
     THROTTLING_CODES,
     classify,
@@ -790,7 +789,9 @@ def run_doctor(
             if table is None:
                 continue
             rows.append(check_format(ref, table))
-            if str(table.get("TableType", "")).upper() != "VIRTUAL_VIEW":  # a view has no data of its own
+            if (
+                str(table.get("TableType", "")).upper() != "VIRTUAL_VIEW"
+            ):  # a view has no data of its own
                 rows.append(check_data(s3, ref, table, identity))
     return identity, rows
 

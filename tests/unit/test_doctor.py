@@ -209,7 +209,9 @@ def test_listing_denied_names_bucket_and_bucket_policy(aws):
     _, rows = run(aws, tables=("partner_catalog.sales.locked_orders",))
     assert only(rows, "metadata", "partner_catalog.sales.locked_orders").status == PASS
     row = only(rows, "data", "partner_catalog.sales.locked_orders")
-    assert row.status == FAIL and "listing s3://partner-locked/sales/orders/ was denied" in row.reason
+    assert (
+        row.status == FAIL and "listing s3://partner-locked/sales/orders/ was denied" in row.reason
+    )
     assert "bucket 'partner-locked'" in row.reason and "bucket policy" in row.reason
     # its encryption is unreadable too, so KMS is mentioned as a possibility
     assert "default encryption could not be read" in row.reason and "SSE-KMS" in row.reason
@@ -217,7 +219,9 @@ def test_listing_denied_names_bucket_and_bucket_policy(aws):
     assert bucket_policy["Statement"][0]["Resource"] == "arn:aws:s3:::partner-locked"
     assert bucket_policy["Statement"][0]["Principal"]["AWS"] == [CALLER, EXECUTION_ROLE]
     assert consumer["Statement"][1] == {
-        "Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::partner-locked/sales/orders/*"
+        "Effect": "Allow",
+        "Action": "s3:GetObject",
+        "Resource": "arn:aws:s3:::partner-locked/sales/orders/*",
     }
     assert "aws s3api get-bucket-policy --bucket partner-locked" in row.fix
 
@@ -225,10 +229,14 @@ def test_listing_denied_names_bucket_and_bucket_policy(aws):
 def test_read_denied_on_sse_kms_bucket_names_the_key(aws):
     _, rows = run(aws, tables=("partner_catalog.sales.kms_orders",))
     row = only(rows, "data", "partner_catalog.sales.kms_orders")
-    assert row.status == FAIL and "reading s3://partner-kms/sales/orders/part-0.parquet" in row.reason
+    assert (
+        row.status == FAIL and "reading s3://partner-kms/sales/orders/part-0.parquet" in row.reason
+    )
     assert f"the bucket uses SSE-KMS ({KMS_KEY}), so kms:Decrypt is needed too" in row.reason
     _, consumer = json_blocks(row.fix)
-    assert {"Effect": "Allow", "Action": "kms:Decrypt", "Resource": KMS_KEY} in consumer["Statement"]
+    assert {"Effect": "Allow", "Action": "kms:Decrypt", "Resource": KMS_KEY} in consumer[
+        "Statement"
+    ]
     assert f"SSE-KMS with key {KMS_KEY}: its key policy" in row.fix
 
 
@@ -295,7 +303,10 @@ def test_catalogid_property_fails_for_any_python_model():
         ]
     )
     assert [(r.status, r.subject) for r in rows] == [(FAIL, "model.p.bad")]
-    assert "read AND write" in rows[0].reason and "remove spark.hadoop.hive.metastore.glue.catalogid" in rows[0].fix
+    assert (
+        "read AND write" in rows[0].reason
+        and "remove spark.hadoop.hive.metastore.glue.catalogid" in rows[0].fix
+    )
 
 
 @pytest.mark.parametrize("value", ["", None, ":"])
@@ -320,7 +331,9 @@ def test_missing_dispatch_entry(readers, status):
 
 @pytest.mark.parametrize(("readers", "status"), [(["model.p.m"], FAIL), ([], WARN)])
 def test_missing_plugin(readers, status):
-    rows = doctor.check_setup({"plugin": False, "dispatch_package": "dbt_athena_cross_account", "readers": readers})
+    rows = doctor.check_setup(
+        {"plugin": False, "dispatch_package": "dbt_athena_cross_account", "readers": readers}
+    )
     row = only(rows, "setup", "plugin")
     assert row.status == status and "pip install dbt-athena-cross-account" in row.fix
 
@@ -335,23 +348,36 @@ def test_good_setup_passes():
 # ---- input and output -----------------------------------------------------------------
 def test_table_names_parse_with_quotes_and_reject_bad_ones():
     refs = doctor.parse_tables(['"odd.cat".sales."a""b"', "c.s.t", "C.S.T"])
-    assert [(r.catalog, r.schema, r.table) for r in refs] == [("odd.cat", "sales", 'a"b'), ("c", "s", "t")]
+    assert [(r.catalog, r.schema, r.table) for r in refs] == [
+        ("odd.cat", "sales", 'a"b'),
+        ("c", "s", "t"),
+    ]
     with pytest.raises(ValueError, match=r"'sales.orders' is not 'catalog.schema.table'"):
         doctor.parse_tables(["sales.orders"])
 
 
 def test_report_is_a_table_ending_with_counts(aws):
     identity, rows = run(
-        aws, tables=("partner_catalog.sales.orders", "partner_catalog.sales.empty_orders", "missing_catalog.s.t")
+        aws,
+        tables=(
+            "partner_catalog.sales.orders",
+            "partner_catalog.sales.empty_orders",
+            "missing_catalog.s.t",
+        ),
     )
     text = doctor.format_report(rows, identity, REGION)
     lines = text.splitlines()
     assert lines[-1] == "6 PASS, 1 WARN, 1 FAIL" == doctor.summary_line(rows)
     assert f"checked as {CALLER} in {REGION}" in text and EXECUTION_ROLE in text
-    assert re.search(r"^FAIL\s+registration\s+missing_catalog\s+'missing_catalog' is not registered", text, re.M)
+    assert re.search(
+        r"^FAIL\s+registration\s+missing_catalog\s+'missing_catalog' is not registered", text, re.M
+    )
     fail_at = next(i for i, line in enumerate(lines) if line.startswith("FAIL"))
     assert lines[fail_at + 1].startswith("        fix: register the owner's Glue catalog")
-    assert not any(line.startswith("        fix:") and "PASS" in lines[i - 1][:4] for i, line in enumerate(lines))
+    assert not any(
+        line.startswith("        fix:") and "PASS" in lines[i - 1][:4]
+        for i, line in enumerate(lines)
+    )
 
 
 # ---- read-only -------------------------------------------------------------------------
@@ -369,19 +395,36 @@ def test_every_path_calls_read_only_apis_only(aws):
     everything = tuple(
         f"partner_catalog.{t}"
         for t in (
-            "sales.orders", "sales.empty_orders", "sales.secret_orders", "sales.locked_orders",
-            "sales.kms_orders", "sales.ghost_orders", "sales.nolocation_orders", "sales.iceberg_orders",
-            "sales.governed_orders", "sales.orders_view", "hr.salaries", "sales.nope", "nodb.x",
+            "sales.orders",
+            "sales.empty_orders",
+            "sales.secret_orders",
+            "sales.locked_orders",
+            "sales.kms_orders",
+            "sales.ghost_orders",
+            "sales.nolocation_orders",
+            "sales.iceberg_orders",
+            "sales.governed_orders",
+            "sales.orders_view",
+            "hr.salaries",
+            "sales.nope",
+            "nodb.x",
         )
     )
     catalogs = ("lambda_catalog", "s3tables_catalog", "missing_catalog", "throttled_catalog")
     statuses = set()
     for user in ("dbt", "dbt_noglue", "dbt_none"):
         for work_group in ("spark_wg", "spark_norole"):
-            _, rows = run(aws, user=user, catalogs=catalogs, tables=everything, work_group=work_group)
+            _, rows = run(
+                aws, user=user, catalogs=catalogs, tables=everything, work_group=work_group
+            )
             statuses |= {r.status for r in rows}
     called = aws.requests()
     assert statuses == {PASS, WARN, FAIL}
     assert {r["action"] for r in called} <= doctor.READ_ONLY_ACTIONS, called
-    assert {r["action"] for r in called} >= {"GetDataCatalog", "GetTable", "ListObjectsV2", "GetObject"}
+    assert {r["action"] for r in called} >= {
+        "GetDataCatalog",
+        "GetTable",
+        "ListObjectsV2",
+        "GetObject",
+    }
     assert {r["method"] for r in called if r["service"] == "s3"} == {"GET"}
