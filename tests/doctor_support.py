@@ -34,6 +34,7 @@ from urllib.parse import parse_qs
 REGION = "eu-west-1"
 LOCAL_ACCOUNT = "123456789012"  # moto's default account: the consumer
 OWNER_ACCOUNT = "999999999999"  # the partner account that owns the Glue catalog
+PARQUET_SERDE = "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"
 EXECUTION_ROLE = f"arn:aws:iam::{LOCAL_ACCOUNT}:role/spark-exec"
 KMS_KEY = f"arn:aws:kms:{REGION}:{OWNER_ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 
@@ -44,8 +45,10 @@ FAULT_RULES: List[Dict[str, Any]] = [
         "match": {"Name": "hr"},
         "code": "AccessDeniedException",
         "message": (
-            f"User: arn:aws:iam::{LOCAL_ACCOUNT}:user/dbt is not authorized to perform: glue:GetDatabase "
-            f"on resource: arn:aws:glue:{REGION}:{OWNER_ACCOUNT}:database/hr because no resource-based "
+            f"User: arn:aws:iam::{LOCAL_ACCOUNT}:user/dbt is not authorized to perform: "
+            "glue:GetDatabase "
+            f"on resource: arn:aws:glue:{REGION}:{OWNER_ACCOUNT}:database/hr because no "
+            "resource-based "
             "policy allows the glue:GetDatabase action"
         ),
     },
@@ -216,8 +219,8 @@ class DoctorAws:
                 "action": "GetCallerIdentity",
                 "access_key": self.keys["dbt_none"]["aws_access_key_id"],
                 "code": "AccessDenied",
-                "message": "User: arn:aws:iam::123456789012:user/dbt_none is not authorized to perform: "
-                "sts:GetCallerIdentity",
+                "message": f"User: arn:aws:iam::{LOCAL_ACCOUNT}:user/dbt_none is not authorized "
+                "to perform: sts:GetCallerIdentity",
             },
         ]
         requests.post(f"{self.endpoint_url}/doctor-api/rules", data=json.dumps(rules), timeout=10)
@@ -381,9 +384,7 @@ class DoctorAws:
         ) -> None:
             storage: Dict[str, Any] = {
                 "Columns": [{"Name": "order_id", "Type": "bigint"}],
-                "SerdeInfo": {
-                    "SerializationLibrary": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"
-                },
+                "SerdeInfo": {"SerializationLibrary": PARQUET_SERDE},
             }
             if location:
                 storage["Location"] = location

@@ -8,6 +8,7 @@ the pure checks in ``doctor.py`` and hands the report back to the Jinja macro
 
 from __future__ import annotations
 
+import contextlib
 from importlib import metadata
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
@@ -68,10 +69,8 @@ def run_cross_account_doctor(
 ) -> Dict[str, Any]:
     """Run every check; return ``{text, rows, pass, warn, fail, failed}`` for the macro."""
     setup = dict(setup or {})
-    try:
+    with contextlib.suppress(metadata.PackageNotFoundError):
         setup.setdefault("plugin_version", metadata.version("dbt-athena-cross-account"))
-    except metadata.PackageNotFoundError:
-        pass
     clients = _clients(self)
     try:
         identity, rows = doctor.run_doctor(

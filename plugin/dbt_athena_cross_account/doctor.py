@@ -205,8 +205,13 @@ def split_table_name(name: str) -> List[str]:
     return parts
 
 
+_STRING_LIST = re.compile(r'\[\s+("[^"\n]*"(?:,\s+"[^"\n]*")*)\s+\]')
+
+
 def _json(document: Mapping[str, Any]) -> str:
-    return json.dumps(document, indent=2)
+    """Indented JSON with lists of strings kept on one line (shorter, still valid)."""
+    text = json.dumps(document, indent=2)
+    return _STRING_LIST.sub(lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", text)
 
 
 def glue_policies(identity: Identity, owner: str, region: str, database: str) -> str:
@@ -262,7 +267,8 @@ def s3_policies(identity: Identity, bucket: str, prefix: str, kms_key: Optional[
     text = (
         f"1) bucket owner: add to the bucket policy of s3://{bucket} "
         f"(aws s3api get-bucket-policy --bucket {bucket}):\n{_json(bucket_policy)}\n"
-        f"2) consumer account {identity.account or '<your account>'}: attach to {roles}:\n{_json(consumer)}"
+        f"2) consumer account {identity.account or '<your account>'}: attach to "
+        f"{roles}:\n{_json(consumer)}"
     )
     if kms_key:
         text += (
@@ -299,7 +305,8 @@ def check_registration(
                     "registration",
                     name,
                     f"athena:GetDataCatalog was denied ({_short(exc)}){tail}",
-                    f"grant athena:GetDataCatalog on arn:aws:athena:{region}:<your account>:datacatalog/"
+                    f"grant athena:GetDataCatalog on arn:aws:athena:{region}:<your "
+                    "account>:datacatalog/"
                     f"{name.lower()} to the role in your dbt profile",
                 ),
                 None,
@@ -311,7 +318,8 @@ def check_registration(
                     "registration",
                     name,
                     f"athena:GetDataCatalog was throttled ({code}){tail}",
-                    "raise num_retries / num_boto3_retries in the dbt profile and run the doctor again",
+                    "raise num_retries / num_boto3_retries in the dbt profile and run the "
+                    "doctor again",
                 ),
                 None,
             )
@@ -337,13 +345,16 @@ def check_registration(
         fix = f"register the owner's Glue catalog: {create}"
     elif resolution.malformed:
         fix = (
-            f"aws athena update-data-catalog --region {region} --name {catalog.get('Name', name)} --type GLUE "
+            f"aws athena update-data-catalog --region {region} --name "
+            f"{catalog.get('Name', name)} --type GLUE "
             "--parameters catalog-id=<12-digit owner account id>"
         )
     else:
         fix = (
-            f"Spark reads only GLUE catalogs; register the owner's Glue catalog under a GLUE catalog name "
-            f"({create.replace('--name ' + name.lower(), '--name <new name>')}) and point the source's "
+            "Spark reads only GLUE catalogs; register the owner's Glue catalog under a GLUE "
+            "catalog name "
+            f"({create.replace('--name ' + name.lower(), '--name <new name>')}) and point the "
+            "source's "
             "database at it"
         )
     if name != name.lower() and catalog is not None:
@@ -385,22 +396,27 @@ def check_metadata(
                     FAIL,
                     "metadata",
                     subject,
-                    f"{action} on {where} in account {owner} was denied ({_short(exc)}); both the owner's "
+                    f"{action} on {where} in account {owner} was denied ({_short(exc)}); both "
+                    "the owner's "
                     "Glue resource policy and your IAM policy must allow it",
                     glue_policies(identity, owner, region, ref.schema),
                 ),
                 None,
             )
         if code in GLUE_NOT_FOUND:
+            listing = (
+                "get-databases"
+                if action == "glue:GetDatabase"
+                else f"get-tables --database-name {ref.schema}"
+            )
             return (
                 Check(
                     FAIL,
                     "metadata",
                     subject,
                     f"{where} does not exist in the Glue catalog of account {owner} ({region})",
-                    f"check the source's schema/identifier, or list what exists: aws glue "
-                    f"{'get-databases' if action == 'glue:GetDatabase' else 'get-tables --database-name ' + ref.schema} "
-                    f"--catalog-id {owner} --region {region}",
+                    "check the source's schema/identifier, or list what exists: aws glue "
+                    f"{listing} --catalog-id {owner} --region {region}",
                 ),
                 None,
             )
@@ -429,27 +445,34 @@ def check_format(ref: TableRef, table: Mapping[str, Any]) -> Check:
             WARN,
             "format",
             subject,
-            "the table's location is governed by Lake Formation; Athena Spark (PySpark engine v3) has no "
-            "Lake Formation support, so LF grants do not apply and the read fails or needs direct S3 access",
-            "ask the owner to grant the Spark execution role direct (IAM + bucket policy) access, or to "
-            "register the location in hybrid access mode; otherwise read it from a SQL model instead",
+            "the table's location is governed by Lake Formation; Athena Spark (PySpark engine "
+            "v3) has no "
+            "Lake Formation support, so LF grants do not apply and the read fails or needs "
+            "direct S3 access",
+            "ask the owner to grant the Spark execution role direct (IAM + bucket policy) "
+            "access, or to "
+            "register the location in hybrid access mode; otherwise read it from a SQL model "
+            "instead",
         )
     if table_type == "ICEBERG":
         return Check(
             WARN,
             "format",
             subject,
-            "Iceberg table: the '<account>/<database>' separator path goes through the Hive Glue client, "
+            "Iceberg table: the '<account>/<database>' separator path goes through the Hive "
+            "Glue client, "
             "which does not load Iceberg tables",
             "read it through an Iceberg catalog configured for the owner account "
-            "(spark.sql.catalog.<name>.glue.id=<owner account>) instead of spark_cross_account_catalog",
+            "(spark.sql.catalog.<name>.glue.id=<owner account>) instead of "
+            "spark_cross_account_catalog",
         )
     if str(table.get("TableType", "")).upper() == "VIRTUAL_VIEW":
         return Check(
             WARN,
             "format",
             subject,
-            "this is an Athena/Glue view; Spark cannot expand Athena (Presto/Trino) view definitions",
+            "this is an Athena/Glue view; Spark cannot expand Athena (Presto/Trino) view "
+            "definitions",
             "read the view's underlying tables instead",
         )
     provider = (
@@ -466,8 +489,10 @@ def check_format(ref: TableRef, table: Mapping[str, Any]) -> Check:
             WARN,
             "format",
             subject,
-            f"{(table_type or provider).title()} table: the Hive Glue client reads only its raw files",
-            "configure the matching Spark catalog for the owner account, or read it from a SQL model",
+            f"{(table_type or provider).title()} table: the Hive Glue client reads only its "
+            "raw files",
+            "configure the matching Spark catalog for the owner account, or read it from a "
+            "SQL model",
         )
     return Check(
         PASS,
@@ -538,7 +563,8 @@ def check_data(s3: Any, ref: TableRef, table: Mapping[str, Any], identity: Ident
                 "data",
                 subject,
                 f"bucket '{bucket}' of {location} does not exist",
-                "ask the owner to fix the table's location (aws glue update-table) or recreate the bucket",
+                "ask the owner to fix the table's location (aws glue update-table) or "
+                "recreate the bucket",
             )
         if _is_denied(exc):
             kms_key, note = _kms_key(s3, bucket)
@@ -556,7 +582,8 @@ def check_data(s3: Any, ref: TableRef, table: Mapping[str, Any], identity: Ident
                 FAIL,
                 "data",
                 subject,
-                f"{what} was denied ({step}, {_short(exc)}) although the Glue metadata is readable: "
+                f"{what} was denied ({step}, {_short(exc)}) although the Glue metadata is "
+                "readable: "
                 f"bucket '{bucket}' needs its bucket policy and your IAM policy to allow it{kms}",
                 s3_policies(identity, bucket, prefix, kms_key),
             )
@@ -587,10 +614,13 @@ def check_models(models: Iterable[ModelFacts]) -> List[Check]:
                     "session",
                     model.unique_id,
                     f"engine_config SparkProperties sets {key}={props[key]}: that makes account "
-                    f"{props[key]}'s Glue catalog the default for every read AND write of the session, "
+                    f"{props[key]}'s Glue catalog the default for every read AND write of the "
+                    "session, "
                     "so the model's own table would be created in the other account",
-                    f"remove {key} from the model's engine_config and set spark_cross_account_catalog: true; "
-                    "sources in the other account are then read through their registered data catalog",
+                    f"remove {key} from the model's engine_config and set "
+                    "spark_cross_account_catalog: true; "
+                    "sources in the other account are then read through their registered data "
+                    "catalog",
                 )
             )
         if (
@@ -603,8 +633,10 @@ def check_models(models: Iterable[ModelFacts]) -> List[Check]:
                     WARN,
                     "session",
                     model.unique_id,
-                    f"engine_config overrides {SEPARATOR_PROPERTY} with {props[SEPARATOR_PROPERTY]!r}; the "
-                    "generated `<account>/<database>` names need '/', so cross-account reads hit the local catalog",
+                    f"engine_config overrides {SEPARATOR_PROPERTY} with "
+                    f"{props[SEPARATOR_PROPERTY]!r}; the "
+                    "generated `<account>/<database>` names need '/', so cross-account reads "
+                    "hit the local catalog",
                     f"remove {SEPARATOR_PROPERTY} from the model's engine_config SparkProperties",
                 )
             )
@@ -649,7 +681,8 @@ def check_setup(setup: Mapping[str, Any]) -> List[Check]:
                 severity,
                 "setup",
                 "dispatch",
-                f"create_table_as dispatches to package '{winner}', so the cross-account get_spark_df is never used ({who})",
+                f"create_table_as dispatches to package '{winner}', so the cross-account "
+                f"get_spark_df is never used ({who})",
                 f"add to {project}/dbt_project.yml:\n"
                 "dispatch:\n  - macro_namespace: athena\n"
                 f"    search_order: ['{project}', 'dbt_athena_cross_account', 'dbt']",
@@ -705,8 +738,10 @@ def find_identity(sts: Any, athena: Any, work_group: Optional[str]) -> Tuple[Ide
                         WARN,
                         "identity",
                         work_group,
-                        f"Spark work group '{work_group}' has no execution role, so Spark sessions cannot start",
-                        f"aws athena update-work-group --work-group {work_group} --configuration-updates ExecutionRole=<role arn>",
+                        f"Spark work group '{work_group}' has no execution role, so Spark "
+                        "sessions cannot start",
+                        f"aws athena update-work-group --work-group {work_group} "
+                        "--configuration-updates ExecutionRole=<role arn>",
                     )
                 )
         except Exception as exc:
@@ -717,7 +752,8 @@ def find_identity(sts: Any, athena: Any, work_group: Optional[str]) -> Tuple[Ide
                     WARN,
                     "identity",
                     work_group,
-                    f"athena:GetWorkGroup on '{work_group}' failed ({_short(exc)}), so the policies below "
+                    f"athena:GetWorkGroup on '{work_group}' failed ({_short(exc)}), so the "
+                    "policies below "
                     "name only the dbt role, not Spark's execution role",
                     f"grant athena:GetWorkGroup on workgroup/{work_group} to the dbt role",
                 )
@@ -819,7 +855,8 @@ def format_report(
         if identity.work_group:
             role = identity.execution_role or "an execution role the doctor could not read"
             lines.append(
-                f"  Spark work group '{identity.work_group}' runs as {role}; Spark reads with that role, "
+                f"  Spark work group '{identity.work_group}' runs as {role}; Spark reads with "
+                "that role, "
                 "so policies below name it too"
             )
     width_check = max([len("CHECK"), *(len(r.check) for r in rows)])
@@ -828,7 +865,8 @@ def format_report(
     lines += [header, "-" * len(header)]
     for row in rows:
         lines.append(
-            f"{row.status:<6}  {row.check:<{width_check}}  {row.subject:<{width_subject}}  {row.reason}"
+            f"{row.status:<6}  {row.check:<{width_check}}  {row.subject:<{width_subject}}  "
+            f"{row.reason}"
         )
         if row.fix and row.status != PASS:
             fix_lines = row.fix.splitlines()

@@ -62,7 +62,11 @@ MODELS = {
         def model(dbt, spark):
             dbt.config(
                 materialized="table",
-                engine_config={"SparkProperties": {"spark.hadoop.hive.metastore.glue.catalogid": "999999999999"}},
+                engine_config={
+                    "SparkProperties": {
+                        "spark.hadoop.hive.metastore.glue.catalogid": "999999999999",
+                    },
+                },
             )
             return spark.table("sales.orders")
     """,

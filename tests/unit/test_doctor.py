@@ -384,7 +384,7 @@ def test_report_is_a_table_ending_with_counts(aws):
 def test_request_log_sees_write_calls(aws):
     """The recorder that the read-only test relies on does see a write, denied or not."""
     aws.clear_log()
-    with pytest.raises(Exception, match="AccessDenied|not authorized"):
+    with pytest.raises(Exception, match=r"AccessDenied|not authorized"):
         aws.client("athena", "dbt").create_data_catalog(Name="x", Type="GLUE")
     assert aws.actions() == ["CreateDataCatalog"]
     assert "CreateDataCatalog" not in doctor.READ_ONLY_ACTIONS
