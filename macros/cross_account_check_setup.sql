@@ -18,13 +18,13 @@
     {%- endfor -%}
     {%- if readers -%}
       {%- do dbt_athena_cross_account.cross_account_require_plugin(readers | join(', ')) -%}
-      {%- set winner = adapter.dispatch('create_table_as', 'athena').macro.package_name -%}
-      {%- if winner != 'dbt_athena_cross_account' -%}
+      {%- if dbt_athena_cross_account.cross_account_dispatch_winner() != 'dbt_athena_cross_account' -%}
         {%- do exceptions.raise_compiler_error(
           "dbt_athena_cross_account: " ~ readers | join(', ') ~ " opt in with spark_cross_account_catalog: true "
-          ~ "and read cross-account catalogs, but create_table_as dispatches to package '" ~ winner
+          ~ "and read cross-account catalogs, but create_table_as dispatches to package '"
+          ~ dbt_athena_cross_account.cross_account_dispatch_winner()
           ~ "', so the cross-account get_spark_df would never be used and Spark would read the local account. "
-          ~ "Fix: add this to " ~ project_name ~ "/dbt_project.yml:\n\n"
+          ~ "Fix: add this to the dbt_project.yml of project '" ~ project_name ~ "':\n\n"
           ~ "dispatch:\n"
           ~ "  - macro_namespace: athena\n"
           ~ "    search_order: ['" ~ project_name ~ "', 'dbt_athena_cross_account', 'dbt']\n"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from importlib import metadata
-from typing import Any, Dict, Iterable, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 from dbt.adapters.athena.config import get_boto3_config
 from dbt.adapters.athena.constants import LOGGER
@@ -95,11 +95,23 @@ def get_spark_cross_account_versions(self: Any) -> Dict[str, Optional[str]]:
     }
 
 
+def get_spark_cross_account_dispatch_order(self: Any, macro_namespace: str = "athena") -> List[str]:
+    """The project's ``dispatch`` search order for ``macro_namespace`` ([] when not configured).
+
+    Jinja's ``adapter.dispatch(...)`` cannot answer this from inside a package: with no
+    dispatch entry it searches the *calling* package first, so it would find this
+    package's own override there and report it active.
+    """
+    order = self.config.get_macro_search_order(macro_namespace)
+    return list(order or [])
+
+
 # name -> (function, parse-time stub). The stubs keep `dbt parse` free of AWS calls.
 METHODS = {
     "get_spark_cross_account_catalog_map": (get_spark_cross_account_catalog_map, lambda *a, **k: {}),
     "get_spark_cross_account_catalog_info": (get_spark_cross_account_catalog_info, lambda *a, **k: {}),
     "get_spark_cross_account_versions": (get_spark_cross_account_versions, lambda *a, **k: {}),
+    "get_spark_cross_account_dispatch_order": (get_spark_cross_account_dispatch_order, lambda *a, **k: []),
     "run_cross_account_doctor": (run_cross_account_doctor, _doctor_stub),
 }
 for _fn, _ in METHODS.values():

@@ -1,17 +1,24 @@
-"""A real `dbt deps` + `dbt run` (dbt-tests-adapter, in-process) against the emulator, with the
-plugin installed from its wheel and this repository installed as a dbt package. The emulator
-captures the code dbt-athena submits to the Calculation API; nothing runs Spark here."""
+"""A real `dbt deps` + `dbt run` (dbt-tests-adapter, in-process, and the dbt console script)
+against the emulator, with the plugin installed from its wheel and this repository installed
+as a dbt package. The emulator captures the code dbt-athena submits to the Calculation API;
+nothing runs Spark here (tests/integration runs it)."""
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, Iterator, List
 
 import pytest
-from dbt.tests.util import run_dbt, run_dbt_and_capture
+import contextlib
+from pathlib import Path
 
-from tests.conftest import REPO_ROOT, ensure_data_catalog
+import yaml
+from dbt.tests.util import run_dbt, run_dbt_and_capture
+from dbt_common.exceptions import CompilationError
+
+from tests.conftest import REPO_ROOT, dbt_cli, ensure_data_catalog
 
 PARTNER_ACCOUNT = "999999999999"
+DISPATCH = [{"macro_namespace": "athena", "search_order": ["test", "dbt_athena_cross_account", "dbt"]}]
 
 SOURCES_YML = """
 version: 2
@@ -26,6 +33,10 @@ sources:
     tables: [{name: orders}]
   - name: federated
     database: lambda_catalog
+    schema: sales
+    tables: [{name: orders}]
+  - name: s3tables_like
+    database: s3t_catalog
     schema: sales
     tables: [{name: orders}]
 """
@@ -48,20 +59,54 @@ def model(dbt, spark):
     return dbt.source("federated", "orders")
 """
 
-DISPATCH = [{"macro_namespace": "athena", "search_order": ["test", "dbt_athena_cross_account", "dbt"]}]
+READS_MALFORMED = """
+def model(dbt, spark):
+    dbt.config(materialized="table", spark_cross_account_catalog=True)
+    return dbt.source("s3tables_like", "orders")
+"""
+
+MAP_LINE = '_CROSS_ACCOUNT_CATALOGS = _cross_account_json.loads("{\\"partner_catalog\\": \\"999999999999\\"}")'
 
 
-def submitted_code(emulator) -> Dict[str, str]:
-    """Model name -> the one CodeBlock submitted for it (the table write)."""
+def codes_by_model(calculations) -> Dict[str, str]:
+    """Model name -> the table-writing CodeBlock submitted for it."""
     codes: Dict[str, str] = {}
-    for calc in emulator.submissions:
+    for calc in calculations:
         for line in calc.code.splitlines():
-            if line.strip().startswith("name=\"") and "." in line:
-                codes[line.split(".")[-1].rstrip('",')] = calc.code
+            if line.strip().startswith('name="') and "." in line:
+                codes[line.strip()[len('name="'):].rstrip('",').split(".")[-1]] = calc.code
     return codes
 
 
-class _Project:
+@contextlib.contextmanager
+def without_dispatch(project_root) -> Iterator[None]:
+    """Temporarily remove the dispatch entry from the test project's dbt_project.yml."""
+    path = Path(project_root) / "dbt_project.yml"
+    original = path.read_text()
+    config = yaml.safe_load(original)
+    config.pop("dispatch")
+    path.write_text(yaml.safe_dump(config))
+    try:
+        yield
+    finally:
+        path.write_text(original)
+
+
+def run_and_capture_codes(emulator, args: List[str], expect_pass: bool = True):
+    before = len(emulator.submissions)
+    results, logs = run_dbt_and_capture(args, expect_pass=expect_pass)
+    return codes_by_model(emulator.submissions[before:]), logs
+
+
+@pytest.fixture
+def catalogs(emulator):
+    ensure_data_catalog(emulator, "partner_catalog", "GLUE", {"catalog-id": PARTNER_ACCOUNT})
+    ensure_data_catalog(emulator, "lambda_catalog", "LAMBDA", {"function": "arn:aws:lambda:eu-west-1:123456789012:function:f"})
+    ensure_data_catalog(emulator, "s3t_catalog", "GLUE", {"catalog-id": "111122223333:s3tablescatalog/bucket"})
+    emulator.reset_counters()
+
+
+class TestCrossAccountRun:
     @pytest.fixture(scope="class")
     def packages(self):
         return {"packages": [{"local": str(REPO_ROOT)}]}
@@ -72,38 +117,123 @@ class _Project:
             "sources.yml": SOURCES_YML,
             "opted_in.py": OPTED_IN,
             "not_opted_in.py": NOT_OPTED_IN,
+            "reads_lambda.py": READS_LAMBDA,
+            "reads_malformed.py": READS_MALFORMED,
         }
 
     @pytest.fixture(scope="class")
     def project_config_update(self):
-        return {
-            "dispatch": DISPATCH,
-            "models": {"+s3_data_naming": "schema_table"},
-        }
+        # schema_table naming keeps table locations free of random suffixes, so the
+        # generated code of two runs can be compared byte for byte.
+        return {"dispatch": DISPATCH, "models": {"+s3_data_naming": "schema_table"}}
 
-    @pytest.fixture(autouse=True)
-    def _catalogs(self, emulator):
-        ensure_data_catalog(emulator, "partner_catalog", "GLUE", {"catalog-id": PARTNER_ACCOUNT})
-        ensure_data_catalog(emulator, "lambda_catalog", "LAMBDA", {"function": "arn:aws:lambda:eu-west-1:123456789012:function:f"})
-        emulator.reset_counters()
-
-
-class TestOptedInModelReadsCrossAccount(_Project):
-    def test_run(self, project, emulator):
+    @pytest.fixture(scope="class", autouse=True)
+    def _deps(self, project):
         run_dbt(["deps"])
-        before = len(emulator.submissions)
-        run_dbt(["run"])
-        codes = submitted_code(type("E", (), {"submissions": emulator.submissions[before:]}))
+
+    def test_opted_in_model_reads_the_owner_account(self, project, emulator, catalogs):
+        codes, _ = run_and_capture_codes(emulator, ["run", "--select", "opted_in"])
         opted = codes["opted_in"]
-        assert '_CROSS_ACCOUNT_CATALOGS = _cross_account_json.loads("{\\"partner_catalog\\": \\"999999999999\\"}")' in opted
+        assert MAP_LINE in opted
         assert "def get_spark_df(identifier):" in opted
-        assert "identifier.split(\".\")[1:]" not in opted
-        assert "_CROSS_ACCOUNT_CATALOGS" not in codes["not_opted_in"]
+        assert 'identifier.split(".")[1:]' not in opted
         compile(opted, "opted_in.py", "exec")
-        # one GetDataCatalog for the one referenced cross-account catalog; no listing
+        assert emulator.calls["GetDataCatalog"] == 1  # one referenced cross-account catalog
+        assert emulator.calls["ListDataCatalogs"] == 0
+        # the session of the opted-in model carries the separator (stock dbt-athena sets it)
+        (calc,) = [c for c in emulator.submissions if c.code == opted][-1:]
+        assert calc.spark_properties.get("spark.hadoop.aws.glue.catalog.separator") == "/"
+
+    def test_not_opted_in_model_is_byte_for_byte_stock_and_calls_nothing(self, project, emulator, catalogs):
+        with_package, _ = run_and_capture_codes(emulator, ["run", "--select", "not_opted_in"])
+        assert emulator.calls["GetDataCatalog"] == 0 and emulator.calls["ListDataCatalogs"] == 0
+        # Same project without the dispatch entry: dbt-athena's own macros generate the code.
+        with without_dispatch(project.project_root):
+            stock, _ = run_and_capture_codes(emulator, ["run", "--select", "not_opted_in"])
+        assert with_package["not_opted_in"] == stock["not_opted_in"]
+        assert "_CROSS_ACCOUNT_CATALOGS" not in stock["not_opted_in"]
+
+    def test_lambda_catalog_warns_and_keeps_the_legacy_name(self, project, emulator, catalogs):
+        codes, logs = run_and_capture_codes(emulator, ["run", "--select", "reads_lambda"])
+        assert "model.test.reads_lambda" in logs and "'lambda_catalog'" in logs
+        assert "LAMBDA" in logs and "Falling back to the local two-part name" in logs
+        assert '_cross_account_json.loads("{}")' in codes["reads_lambda"]
+
+    def test_malformed_catalog_id_fails_at_compile_time(self, project, emulator, catalogs):
+        codes, logs = run_and_capture_codes(emulator, ["run", "--select", "reads_malformed"], expect_pass=False)
+        assert "s3t_catalog" in logs and "111122223333:s3tablescatalog/bucket" in logs
+        assert "update-data-catalog" in logs
+        assert codes == {}  # nothing was submitted to Spark
+
+    def test_access_denied_names_the_action_before_spark_starts(self, project, emulator, catalogs):
+        emulator.inject_error("GetDataCatalog", "AccessDeniedException",
+                              "User: arn:aws:sts::123456789012:assumed-role/dbt/x is not authorized to perform: athena:GetDataCatalog")
+        codes, logs = run_and_capture_codes(emulator, ["run", "--select", "opted_in"], expect_pass=False)
+        assert "AccessDenied calling athena:GetDataCatalog for catalog 'partner_catalog'" in logs
+        assert "spark_cross_account_catalog: true" in logs
+        assert codes == {}
+        assert emulator.calls["StartSession"] == 0
+
+    def test_missing_dispatch_entry_is_an_error_with_the_yaml(self, project, emulator, catalogs):
+        before = len(emulator.submissions)
+        with without_dispatch(project.project_root), pytest.raises(CompilationError) as info:
+            run_dbt(["run", "--select", "opted_in"])
+        logs = str(info.value)
+        codes = codes_by_model(emulator.submissions[before:])
+        assert "model.test.opted_in" in logs
+        assert "search_order: ['test', 'dbt_athena_cross_account', 'dbt']" in logs
+        assert "macro_namespace: athena" in logs
+        assert codes == {}
+
+    def test_missing_plugin_is_an_error_with_the_pip_line(self, project, emulator, catalogs, python_without_plugin):
+        result = dbt_cli(["run", "--select", "opted_in"], project.project_root, project.profiles_dir,
+                         emulator.env(), python=python_without_plugin)
+        assert result.returncode != 0
+        assert "pip install dbt-athena-cross-account" in result.stdout
+        assert "model.test.opted_in" in result.stdout
+
+    def test_missing_plugin_does_not_touch_models_that_do_not_opt_in(self, project, emulator, catalogs, python_without_plugin):
+        result = dbt_cli(["run", "--select", "not_opted_in"], project.project_root, project.profiles_dir,
+                         emulator.env(), python=python_without_plugin)
+        assert result.returncode == 0, result.stdout[-3000:]
+
+    def test_console_script_run(self, project, emulator, catalogs):
+        before = len(emulator.submissions)
+        result = dbt_cli(["run", "--select", "opted_in"], project.project_root, project.profiles_dir, emulator.env())
+        assert result.returncode == 0, result.stdout[-3000:]
+        assert MAP_LINE in codes_by_model(emulator.submissions[before:])["opted_in"]
+
+
+MANY = 50
+
+
+class TestOneLookupPerRun:
+    """50 opted-in models reading one cross-account catalog: one GetDataCatalog per run,
+    with 1 thread and with 8."""
+
+    @pytest.fixture(scope="class")
+    def packages(self):
+        return {"packages": [{"local": str(REPO_ROOT)}]}
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        files = {"sources.yml": SOURCES_YML}
+        for i in range(MANY):
+            files[f"m{i:02d}.py"] = OPTED_IN
+        return files
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self):
+        return {"dispatch": DISPATCH}
+
+    @pytest.mark.parametrize("threads", [1, 8])
+    def test_calls(self, project, emulator, catalogs, threads):
+        run_dbt(["deps"])
+        emulator.reset_counters()
+        results = run_dbt(["run", "--threads", str(threads)])
+        assert len([r for r in results if r.node.resource_type == "model"]) == MANY
+        print(f"threads={threads}: GetDataCatalog={emulator.calls['GetDataCatalog']} "
+              f"ListDataCatalogs={emulator.calls['ListDataCatalogs']} "
+              f"StartCalculationExecution={emulator.calls['StartCalculationExecution']}")
         assert emulator.calls["GetDataCatalog"] == 1
         assert emulator.calls["ListDataCatalogs"] == 0
-        # the opted-in model's session carries the Glue separator (stock dbt-athena sets it)
-        props = [c.spark_properties for c in emulator.submissions[before:] if c.code == opted]
-        assert props and props[0].get("spark.hadoop.aws.glue.catalog.separator") == "/"
-
