@@ -72,6 +72,7 @@ def main() -> int:
     started = time.time()
     step("starting the Athena-for-Spark emulator (moto + Calculation API + local PySpark)")
     with Emulator(executor="spark") as emulator:
+        emulator.glue_owner_routing = True
         print(f"    endpoint {emulator.endpoint_url}, warehouse {emulator.catalog.warehouse}")
         prepare(emulator)
         step(f"seeding two accounts from {SEED_FILE.relative_to(PROJECT_DIR.parent)}")

@@ -39,6 +39,11 @@ def _recording_call_action(self: BaseResponse) -> Any:
     if emulator is None:
         return _original_call_action(self)
     action = self._get_action()
+    if emulator.glue_owner_routing and getattr(self, "service_name", "") == "glue":
+        denied = emulator._route_glue_catalog_id(self, action)
+        if denied is not None:
+            emulator.calls[action] += 1
+            return denied
     return emulator._handle(action, lambda: _original_call_action(self))
 
 
@@ -57,6 +62,10 @@ class Emulator:
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
         self.executor = self._make_executor(executor)
         self.catalog = Catalog(warehouse)
+        # Glue API calls with CatalogId=<owner> go to the owner's Glue (moto ignores
+        # CatalogId), refused unless the owner granted the caller. Off by default so the
+        # instant mode stays plain moto; the demo and the Spark tests turn it on.
+        self.glue_owner_routing = False
         self.calls: collections.Counter = collections.Counter()
         self.latency: Dict[str, float] = {}
         self._faults: Dict[str, List[_Fault]] = collections.defaultdict(list)
@@ -182,6 +191,26 @@ class Emulator:
             body = json.dumps({"__type": fault.code, "Message": fault.message})
             return 400, {"Content-Type": "application/x-amz-json-1.1"}, body
         return call()
+
+    def _route_glue_catalog_id(self, response: BaseResponse, action: str) -> Any:
+        """Point a Glue request at ``CatalogId``'s account, or answer AccessDenied."""
+        try:
+            catalog_id = response._get_param("CatalogId")
+        except Exception:  # a body that is not JSON: leave it to moto
+            return None
+        caller = response.current_account
+        if not catalog_id or catalog_id == caller or not str(catalog_id).isdigit():
+            return None
+        if caller not in self.catalog.grants.get(str(catalog_id), set()):
+            message = (
+                f"User: arn:aws:sts::{caller}:assumed-role/dbt/dbt-athena is not authorized to perform: "
+                f"glue:{action} on resource: arn:aws:glue:{REGION}:{catalog_id}:catalog "
+                "because no resource-based policy allows the glue:" + action + " action"
+            )
+            body = json.dumps({"__type": "AccessDeniedException", "Message": message})
+            return 400, {"Content-Type": "application/x-amz-json-1.1"}, body
+        response.current_account = str(catalog_id)
+        return None
 
     @property
     def submissions(self) -> List[calculations.Calculation]:

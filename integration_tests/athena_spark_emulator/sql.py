@@ -46,6 +46,7 @@ _original_start = AthenaBackend.start_query_execution
 _original_get = AthenaResponse.get_query_execution
 FAILURES: Dict[str, str] = {}
 APPLIED: List[str] = []  # statements applied here, in order (for tests)
+SEEN: List[str] = []  # every statement seen while the Spark executor was active
 
 
 def split_identifiers(text: str) -> List[str]:
@@ -167,6 +168,7 @@ def _start_query_execution(self: AthenaBackend, query: str, *args: Any, **kwargs
     exec_id = _original_start(self, query, *args, **kwargs)
     if _spark_runner() is None:  # the instant executor keeps moto's behaviour exactly
         return exec_id
+    SEEN.append(query)
     try:
         if apply(query):
             APPLIED.append(query)

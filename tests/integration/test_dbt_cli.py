@@ -1,0 +1,28 @@
+"""The `dbt` console script, run in a subprocess the way a user runs it, on a copy of the
+integration_tests/ project (its own profiles.yml, reading only env_var()), against the
+emulator with real local PySpark. Checked on the rows the cross-account model wrote."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import dbt_cli
+from tests.integration.conftest import calculations_for, rows
+
+pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+
+
+def test_console_script_writes_cross_account_rows(cli_project, spark_emulator):
+    schema = "cli_console_script"
+    env = {**spark_emulator.env(), "DBT_SCHEMA": schema, "DBT_THREADS": "2"}
+    since = len(spark_emulator.submissions)
+    result = dbt_cli(["run", "--select", "+partner_orders_enriched"], cli_project, cli_project, env)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "Completed successfully" in result.stdout
+    assert rows(schema, "partner_orders_enriched", order_by="order_id") == [
+        {"order_id": 101, "customer_id": 1, "name": "Acme", "country": "DE", "amount": 250.0},
+        {"order_id": 102, "customer_id": 2, "name": "Globex", "country": "FR", "amount": 75.5},
+        {"order_id": 103, "customer_id": 1, "name": "Acme", "country": "DE", "amount": 20.0},
+    ]
+    [calc] = calculations_for(spark_emulator, schema, "partner_orders_enriched", since)
+    assert calc.state == "COMPLETED"

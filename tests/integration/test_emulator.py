@@ -1,0 +1,159 @@
+"""The emulator's own contract, through the real Calculation API over HTTP (boto3) and real
+local PySpark: Glue semantics (accounts, separator, grants), s3:// mapping, tracebacks."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Dict, Optional, Tuple
+
+import pytest
+from athena_spark_emulator import LOCAL_ACCOUNT
+from athena_spark_emulator import spark_executor as executor_module
+from athena_spark_emulator.catalog import TableRef
+
+from tests.conftest import SPARK_WORK_GROUP
+from tests.integration.conftest import PARTNER, RESTRICTED, rows
+
+pytestmark = pytest.mark.spark
+SEPARATOR = {"spark.hadoop.aws.glue.catalog.separator": "/"}
+
+
+def calculate(emulator, code: str, properties: Optional[Dict[str, str]] = None) -> Tuple[str, str]:
+    """Run ``code`` as dbt-athena does; returns (state, StateChangeReason)."""
+    athena = emulator.client("athena")
+    session = athena.start_session(
+        WorkGroup=SPARK_WORK_GROUP,
+        EngineConfiguration={"MaxConcurrentDpus": 2, "SparkProperties": properties or {}},
+    )["SessionId"]
+    calc = athena.start_calculation_execution(SessionId=session, CodeBlock=code)["CalculationExecutionId"]
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        status = athena.get_calculation_execution(CalculationExecutionId=calc)["Status"]
+        if status["State"] in ("COMPLETED", "FAILED", "CANCELED"):
+            athena.terminate_session(SessionId=session)
+            return status["State"], status.get("StateChangeReason", "")
+        time.sleep(0.05)
+    raise AssertionError("calculation did not finish")
+
+
+@pytest.fixture(scope="module")
+def emu(emulator, spark_executor):
+    emulator.glue_owner_routing = True
+    with emulator.using_executor(spark_executor), _routing_off_afterwards(emulator):
+        emulator.seed(
+            {
+                "accounts": {
+                    PARTNER: {
+                        "grants": [LOCAL_ACCOUNT],
+                        "databases": {"sales": {"orders": {"columns": {"order_id": "int"}, "rows": [[101]]}}},
+                    },
+                    RESTRICTED: {
+                        "databases": {"sales": {"orders": {"columns": {"order_id": "int"}, "rows": [[901]]}}},
+                    },
+                    LOCAL_ACCOUNT: {
+                        "databases": {
+                            "sales": {"orders": {"columns": {"order_id": "int"}, "rows": [[1]]}},
+                            "emu_out": {},
+                        }
+                    },
+                }
+            }
+        )
+        yield emulator
+
+
+@contextlib.contextmanager
+def _routing_off_afterwards(emulator):
+    try:
+        yield
+    finally:
+        emulator.glue_owner_routing = False
+
+
+def test_owner_namespace_needs_the_separator(emu):
+    read = 'assert [r.order_id for r in spark.table("`999999999999/sales`.`orders`").collect()] == [101]'
+    assert calculate(emu, read, SEPARATOR) == ("COMPLETED", "")
+    state, reason = calculate(emu, read, {})
+    assert state == "FAILED"
+    assert "The schema `999999999999/sales` cannot be found" in reason
+
+
+def test_two_part_name_reads_the_local_account(emu):
+    code = 'assert [r.order_id for r in spark.table("sales.orders").collect()] == [1]'
+    assert calculate(emu, code, SEPARATOR) == ("COMPLETED", "")
+
+
+def test_unquoted_account_namespace_is_a_parse_error(emu):
+    state, reason = calculate(emu, 'spark.table("999999999999/sales.orders")', SEPARATOR)
+    assert state == "FAILED"
+    assert "ParseException" in reason
+
+
+def test_owner_without_grant_is_access_denied_with_traceback(emu):
+    state, reason = calculate(emu, 'spark.table("`888888888888/sales`.`orders`").collect()', SEPARATOR)
+    assert state == "FAILED"
+    assert reason.startswith("Traceback (most recent call last)")
+    assert (
+        "software.amazon.awssdk.services.glue.model.AccessDeniedException: User: "
+        f"arn:aws:sts::{LOCAL_ACCOUNT}:assumed-role/" in reason
+    )
+    assert f"glue:GetTable on resource: arn:aws:glue:eu-west-1:{RESTRICTED}:table/sales/orders" in reason
+    # the failing line of the submitted code is shown
+    assert "spark.table(\"`888888888888/sales`.`orders`\")" in reason
+
+
+def test_grant_takes_effect(emu):
+    code = 'assert spark.table("`888888888888/sales`.`orders`").count() == 1'
+    emu.catalog.grant(RESTRICTED, LOCAL_ACCOUNT)
+    try:
+        assert calculate(emu, code, SEPARATOR) == ("COMPLETED", "")
+    finally:
+        emu.catalog.revoke(RESTRICTED, LOCAL_ACCOUNT)
+    assert calculate(emu, code, SEPARATOR)[0] == "FAILED"
+
+
+def test_stock_writer_maps_s3_and_registers_glue(emu):
+    code = (
+        "df = spark.createDataFrame([(1, 'a'), (2, 'b')], 'id int, v string')\n"
+        'df.write.format("parquet").mode("overwrite").option("path", "s3://dbt-data/emu_out/t1")'
+        '.option("compression", "None").option("mergeSchema", "True").option("delimiter", "None")'
+        '.saveAsTable(name="emu_out.t1")\n'
+    )
+    assert calculate(emu, code) == ("COMPLETED", "")
+    table = emu.client("glue").get_table(DatabaseName="emu_out", Name="t1")["Table"]
+    assert table["StorageDescriptor"]["Location"] == "s3://dbt-data/emu_out/t1"
+    assert [(c["Name"], c["Type"]) for c in table["StorageDescriptor"]["Columns"]] == [("id", "int"), ("v", "string")]
+    assert any((emu.catalog.warehouse / "s3" / "dbt-data" / "emu_out" / "t1").glob("*.parquet"))
+    assert rows("emu_out", "t1", order_by="id") == [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]
+    # overwrite really replaces the data
+    assert calculate(emu, code.replace("(2, 'b')", "(3, 'c')")) == ("COMPLETED", "")
+    assert rows("emu_out", "t1", order_by="id") == [{"id": 1, "v": "a"}, {"id": 3, "v": "c"}]
+
+
+def test_write_into_missing_database_fails(emu):
+    code = "spark.createDataFrame([(1,)], 'id int').write.saveAsTable('no_such_db.t')"
+    state, reason = calculate(emu, code)
+    assert state == "FAILED" and "The schema `no_such_db` cannot be found" in reason
+
+
+def test_one_spark_session_per_process(emu):
+    assert executor_module.SPARK_SESSIONS_STARTED == 1
+    assert executor_module.read_rows(TableRef(PARTNER, "sales", "orders")) == [{"order_id": 101}]
+
+
+def test_glue_api_catalog_id_reads_the_owner_and_checks_grants(emu):
+    from botocore.exceptions import ClientError
+
+    glue = emu.client("glue")
+    assert glue.get_table(CatalogId=PARTNER, DatabaseName="sales", Name="orders")["Table"]["StorageDescriptor"][
+        "Location"
+    ].startswith(f"s3://emulator-{PARTNER}-")
+    # without CatalogId: the local account's own sales.orders (a different table)
+    assert f"emulator-{LOCAL_ACCOUNT}-" in glue.get_table(DatabaseName="sales", Name="orders")["Table"][
+        "StorageDescriptor"
+    ]["Location"]
+    with pytest.raises(ClientError) as denied:
+        glue.get_table(CatalogId=RESTRICTED, DatabaseName="sales", Name="orders")
+    assert denied.value.response["Error"]["Code"] == "AccessDeniedException"
+    assert f"glue:GetTable on resource: arn:aws:glue:eu-west-1:{RESTRICTED}:catalog" in str(denied.value)
