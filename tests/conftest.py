@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional
 
 import pytest
+
 from athena_spark_emulator import REGION, Emulator
 
 pytest_plugins = ["dbt.tests.fixtures.project"]
@@ -36,7 +37,10 @@ def prepare_base(emulator: Emulator) -> None:
 
 
 def ensure_data_catalog(
-    emulator: Emulator, name: str, catalog_type: str = "GLUE", parameters: Optional[Dict[str, str]] = None
+    emulator: Emulator,
+    name: str,
+    catalog_type: str = "GLUE",
+    parameters: Optional[Dict[str, str]] = None,
 ) -> None:
     athena = emulator.client("athena")
     if athena.get_data_catalog(Name=name).get("DataCatalog"):
@@ -118,7 +122,11 @@ def python_without_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ours = Path(sysconfig.get_paths()["purelib"])
     theirs = Path(
         subprocess.run(
-            [str(root / "bin" / "python"), "-c", "import sysconfig;print(sysconfig.get_paths()['purelib'])"],
+            [
+                str(root / "bin" / "python"),
+                "-c",
+                "import sysconfig;print(sysconfig.get_paths()['purelib'])",
+            ],
             check=True,
             capture_output=True,
             text=True,
@@ -132,7 +140,11 @@ def python_without_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if not target.exists():
             target.symlink_to(entry)
     probe = subprocess.run(
-        [str(root / "bin" / "python"), "-c", "import dbt.adapters.athena, dbt_athena_cross_account"],
+        [
+            str(root / "bin" / "python"),
+            "-c",
+            "import dbt.adapters.athena, dbt_athena_cross_account",
+        ],
         capture_output=True,
         text=True,
     )

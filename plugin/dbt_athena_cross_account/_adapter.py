@@ -17,7 +17,8 @@ from dbt.adapters.athena.constants import LOGGER
 from dbt.adapters.athena.utils import get_catalog_id
 from dbt_common.exceptions import CompilationError
 
-from dbt_athena_cross_account._doctor import parse_stub as _doctor_stub, run_cross_account_doctor
+from dbt_athena_cross_account._doctor import parse_stub as _doctor_stub
+from dbt_athena_cross_account._doctor import run_cross_account_doctor
 from dbt_athena_cross_account.resolver import CatalogResolver, CrossAccountCatalogError
 
 MARKER = "_dbt_athena_cross_account_"
@@ -57,7 +58,7 @@ def resolver_for(adapter: Any) -> CatalogResolver:
 
 
 def get_spark_cross_account_catalog_map(
-    self: Any, catalog_names: Union[None, str, Iterable[str]] = None
+    self: Any, catalog_names: Union[str, Iterable[str], None] = None
 ) -> Dict[str, str]:
     """``{catalog_name: account_id}`` of cross-account GLUE data catalogs.
 
@@ -108,10 +109,19 @@ def get_spark_cross_account_dispatch_order(self: Any, macro_namespace: str = "at
 
 # name -> (function, parse-time stub). The stubs keep `dbt parse` free of AWS calls.
 METHODS = {
-    "get_spark_cross_account_catalog_map": (get_spark_cross_account_catalog_map, lambda *a, **k: {}),
-    "get_spark_cross_account_catalog_info": (get_spark_cross_account_catalog_info, lambda *a, **k: {}),
+    "get_spark_cross_account_catalog_map": (
+        get_spark_cross_account_catalog_map,
+        lambda *a, **k: {},
+    ),
+    "get_spark_cross_account_catalog_info": (
+        get_spark_cross_account_catalog_info,
+        lambda *a, **k: {},
+    ),
     "get_spark_cross_account_versions": (get_spark_cross_account_versions, lambda *a, **k: {}),
-    "get_spark_cross_account_dispatch_order": (get_spark_cross_account_dispatch_order, lambda *a, **k: []),
+    "get_spark_cross_account_dispatch_order": (
+        get_spark_cross_account_dispatch_order,
+        lambda *a, **k: [],
+    ),
     "run_cross_account_doctor": (run_cross_account_doctor, _doctor_stub),
 }
 for _fn, _ in METHODS.values():

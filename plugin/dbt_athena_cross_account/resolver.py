@@ -28,7 +28,12 @@ MAX_IN_FLIGHT = 8
 _ACCOUNT_ID = re.compile(r"[0-9]{12}")
 
 ACCESS_DENIED_CODES = frozenset(
-    {"AccessDeniedException", "AccessDenied", "UnauthorizedOperation", "UnrecognizedClientException"}
+    {
+        "AccessDeniedException",
+        "AccessDenied",
+        "UnauthorizedOperation",
+        "UnrecognizedClientException",
+    }
 )
 THROTTLING_CODES = frozenset(
     {"ThrottlingException", "TooManyRequestsException", "Throttling", "RequestLimitExceeded"}
@@ -87,7 +92,9 @@ class Resolution:
         }
 
 
-def classify(name: str, catalog: Optional[Mapping[str, Any]], catalog_id_of: CatalogIdExtractor) -> Resolution:
+def classify(
+    name: str, catalog: Optional[Mapping[str, Any]], catalog_id_of: CatalogIdExtractor
+) -> Resolution:
     """Turn one ``GetDataCatalog`` answer (or None: not registered) into a Resolution."""
     if not catalog:
         return Resolution(
@@ -102,8 +109,8 @@ def classify(name: str, catalog: Optional[Mapping[str, Any]], catalog_id_of: Cat
             name,
             catalog_type,
             None,
-            f"'{name}' is a {catalog_type or 'untyped'} data catalog; Spark's Glue client reads only "
-            "GLUE catalogs",
+            f"'{name}' is a {catalog_type or 'untyped'} data catalog; "
+            "Spark's Glue client reads only GLUE catalogs",
         )
     try:
         catalog_id = catalog_id_of(catalog)
@@ -139,7 +146,9 @@ def _attempts(exc: BaseException) -> Optional[int]:
     return None
 
 
-def explain_client_error(exc: BaseException, action: str, catalog: Optional[str]) -> CrossAccountCatalogError:
+def explain_client_error(
+    exc: BaseException, action: str, catalog: Optional[str]
+) -> CrossAccountCatalogError:
     """A CrossAccountCatalogError for a failed AWS call, naming the IAM action and the fix."""
     code = _error_code(exc)
     subject = f"catalog '{catalog}'" if catalog else "the data catalog list"
@@ -286,7 +295,7 @@ class CatalogResolver:
         return {s.lower(): r for s, r in zip(spellings, results)}
 
     # -- the public map ----------------------------------------------------------
-    def catalog_map(self, catalog_names: Union[None, str, Iterable[str]] = None) -> Dict[str, str]:
+    def catalog_map(self, catalog_names: Union[str, Iterable[str], None] = None) -> Dict[str, str]:
         """``{catalog_name: account_id}`` for cross-account GLUE catalogs.
 
         * ``catalog_names`` is None: every GLUE catalog listed by ListDataCatalogs (the
@@ -309,7 +318,9 @@ class CatalogResolver:
 
         if isinstance(catalog_names, str):
             catalog_names = [catalog_names]
-        wanted = [str(n).strip() for n in catalog_names if str(n).strip() and not is_local_catalog(str(n))]
+        wanted = [
+            str(n).strip() for n in catalog_names if str(n).strip() and not is_local_catalog(str(n))
+        ]
         resolved = self.resolve(wanted)
         malformed = [r for r in resolved.values() if r.malformed]
         if malformed:
@@ -320,7 +331,11 @@ class CatalogResolver:
                     for r in malformed
                 )
             )
-        return {name: resolved[name.lower()].account_id for name in wanted if resolved[name.lower()].account_id}  # type: ignore[misc]
+        return {
+            name: resolved[name.lower()].account_id
+            for name in wanted
+            if resolved[name.lower()].account_id
+        }  # type: ignore[misc]
 
     def explain(self, catalog_name: str) -> Dict[str, Any]:
         """The cached Resolution of one name, as a dict (looks it up if not cached yet)."""

@@ -5,12 +5,11 @@ nothing runs Spark here (tests/integration runs it)."""
 
 from __future__ import annotations
 
+import contextlib
+from pathlib import Path
 from typing import Dict, Iterator, List
 
 import pytest
-import contextlib
-from pathlib import Path
-
 import yaml
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 from dbt_common.exceptions import CompilationError
@@ -18,7 +17,9 @@ from dbt_common.exceptions import CompilationError
 from tests.conftest import REPO_ROOT, dbt_cli, ensure_data_catalog
 
 PARTNER_ACCOUNT = "999999999999"
-DISPATCH = [{"macro_namespace": "athena", "search_order": ["test", "dbt_athena_cross_account", "dbt"]}]
+DISPATCH = [
+    {"macro_namespace": "athena", "search_order": ["test", "dbt_athena_cross_account", "dbt"]}
+]
 
 SOURCES_YML = """
 version: 2
@@ -65,7 +66,10 @@ def model(dbt, spark):
     return dbt.source("s3tables_like", "orders")
 """
 
-MAP_LINE = '_CROSS_ACCOUNT_CATALOGS = _cross_account_json.loads("{\\"partner_catalog\\": \\"999999999999\\"}")'
+MAP_LINE = (
+    "_CROSS_ACCOUNT_CATALOGS = "
+    '_cross_account_json.loads("{\\"partner_catalog\\": \\"999999999999\\"}")'
+)
 
 
 def codes_by_model(calculations) -> Dict[str, str]:
@@ -74,7 +78,7 @@ def codes_by_model(calculations) -> Dict[str, str]:
     for calc in calculations:
         for line in calc.code.splitlines():
             if line.strip().startswith('name="') and "." in line:
-                codes[line.strip()[len('name="'):].rstrip('",').split(".")[-1]] = calc.code
+                codes[line.strip()[len('name="') :].rstrip('",').split(".")[-1]] = calc.code
     return codes
 
 
@@ -94,15 +98,22 @@ def without_dispatch(project_root) -> Iterator[None]:
 
 def run_and_capture_codes(emulator, args: List[str], expect_pass: bool = True):
     before = len(emulator.submissions)
-    results, logs = run_dbt_and_capture(args, expect_pass=expect_pass)
+    _, logs = run_dbt_and_capture(args, expect_pass=expect_pass)
     return codes_by_model(emulator.submissions[before:]), logs
 
 
 @pytest.fixture
 def catalogs(emulator):
     ensure_data_catalog(emulator, "partner_catalog", "GLUE", {"catalog-id": PARTNER_ACCOUNT})
-    ensure_data_catalog(emulator, "lambda_catalog", "LAMBDA", {"function": "arn:aws:lambda:eu-west-1:123456789012:function:f"})
-    ensure_data_catalog(emulator, "s3t_catalog", "GLUE", {"catalog-id": "111122223333:s3tablescatalog/bucket"})
+    ensure_data_catalog(
+        emulator,
+        "lambda_catalog",
+        "LAMBDA",
+        {"function": "arn:aws:lambda:eu-west-1:123456789012:function:f"},
+    )
+    ensure_data_catalog(
+        emulator, "s3t_catalog", "GLUE", {"catalog-id": "111122223333:s3tablescatalog/bucket"}
+    )
     emulator.reset_counters()
 
 
@@ -144,7 +155,9 @@ class TestCrossAccountRun:
         (calc,) = [c for c in emulator.submissions if c.code == opted][-1:]
         assert calc.spark_properties.get("spark.hadoop.aws.glue.catalog.separator") == "/"
 
-    def test_not_opted_in_model_is_byte_for_byte_stock_and_calls_nothing(self, project, emulator, catalogs):
+    def test_not_opted_in_model_is_byte_for_byte_stock_and_calls_nothing(
+        self, project, emulator, catalogs
+    ):
         with_package, _ = run_and_capture_codes(emulator, ["run", "--select", "not_opted_in"])
         assert emulator.calls["GetDataCatalog"] == 0 and emulator.calls["ListDataCatalogs"] == 0
         # Same project without the dispatch entry: dbt-athena's own macros generate the code.
@@ -160,15 +173,23 @@ class TestCrossAccountRun:
         assert '_cross_account_json.loads("{}")' in codes["reads_lambda"]
 
     def test_malformed_catalog_id_fails_at_compile_time(self, project, emulator, catalogs):
-        codes, logs = run_and_capture_codes(emulator, ["run", "--select", "reads_malformed"], expect_pass=False)
+        codes, logs = run_and_capture_codes(
+            emulator, ["run", "--select", "reads_malformed"], expect_pass=False
+        )
         assert "s3t_catalog" in logs and "111122223333:s3tablescatalog/bucket" in logs
         assert "update-data-catalog" in logs
         assert codes == {}  # nothing was submitted to Spark
 
     def test_access_denied_names_the_action_before_spark_starts(self, project, emulator, catalogs):
-        emulator.inject_error("GetDataCatalog", "AccessDeniedException",
-                              "User: arn:aws:sts::123456789012:assumed-role/dbt/x is not authorized to perform: athena:GetDataCatalog")
-        codes, logs = run_and_capture_codes(emulator, ["run", "--select", "opted_in"], expect_pass=False)
+        emulator.inject_error(
+            "GetDataCatalog",
+            "AccessDeniedException",
+            "User: arn:aws:sts::123456789012:assumed-role/dbt/x is not authorized to perform: "
+            "athena:GetDataCatalog",
+        )
+        codes, logs = run_and_capture_codes(
+            emulator, ["run", "--select", "opted_in"], expect_pass=False
+        )
         assert "AccessDenied calling athena:GetDataCatalog for catalog 'partner_catalog'" in logs
         assert "spark_cross_account_catalog: true" in logs
         assert codes == {}
@@ -185,21 +206,40 @@ class TestCrossAccountRun:
         assert "macro_namespace: athena" in logs
         assert codes == {}
 
-    def test_missing_plugin_is_an_error_with_the_pip_line(self, project, emulator, catalogs, python_without_plugin):
-        result = dbt_cli(["run", "--select", "opted_in"], project.project_root, project.profiles_dir,
-                         emulator.env(), python=python_without_plugin)
+    def test_missing_plugin_is_an_error_with_the_pip_line(
+        self, project, emulator, catalogs, python_without_plugin
+    ):
+        result = dbt_cli(
+            ["run", "--select", "opted_in"],
+            project.project_root,
+            project.profiles_dir,
+            emulator.env(),
+            python=python_without_plugin,
+        )
         assert result.returncode != 0
         assert "pip install dbt-athena-cross-account" in result.stdout
         assert "model.test.opted_in" in result.stdout
 
-    def test_missing_plugin_does_not_touch_models_that_do_not_opt_in(self, project, emulator, catalogs, python_without_plugin):
-        result = dbt_cli(["run", "--select", "not_opted_in"], project.project_root, project.profiles_dir,
-                         emulator.env(), python=python_without_plugin)
+    def test_missing_plugin_does_not_touch_models_that_do_not_opt_in(
+        self, project, emulator, catalogs, python_without_plugin
+    ):
+        result = dbt_cli(
+            ["run", "--select", "not_opted_in"],
+            project.project_root,
+            project.profiles_dir,
+            emulator.env(),
+            python=python_without_plugin,
+        )
         assert result.returncode == 0, result.stdout[-3000:]
 
     def test_console_script_run(self, project, emulator, catalogs):
         before = len(emulator.submissions)
-        result = dbt_cli(["run", "--select", "opted_in"], project.project_root, project.profiles_dir, emulator.env())
+        result = dbt_cli(
+            ["run", "--select", "opted_in"],
+            project.project_root,
+            project.profiles_dir,
+            emulator.env(),
+        )
         assert result.returncode == 0, result.stdout[-3000:]
         assert MAP_LINE in codes_by_model(emulator.submissions[before:])["opted_in"]
 
@@ -232,8 +272,10 @@ class TestOneLookupPerRun:
         emulator.reset_counters()
         results = run_dbt(["run", "--threads", str(threads)])
         assert len([r for r in results if r.node.resource_type == "model"]) == MANY
-        print(f"threads={threads}: GetDataCatalog={emulator.calls['GetDataCatalog']} "
-              f"ListDataCatalogs={emulator.calls['ListDataCatalogs']} "
-              f"StartCalculationExecution={emulator.calls['StartCalculationExecution']}")
+        print(
+            f"threads={threads}: GetDataCatalog={emulator.calls['GetDataCatalog']} "
+            f"ListDataCatalogs={emulator.calls['ListDataCatalogs']} "
+            f"StartCalculationExecution={emulator.calls['StartCalculationExecution']}"
+        )
         assert emulator.calls["GetDataCatalog"] == 1
         assert emulator.calls["ListDataCatalogs"] == 0

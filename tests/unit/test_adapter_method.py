@@ -18,7 +18,7 @@ from tests.conftest import athena_target, ensure_data_catalog
 
 @pytest.fixture
 def make_adapter(emulator, tmp_path: Path):
-    """Build real AthenaAdapters from a real dbt project + profile (like dbt-athena's unit tests)."""
+    """Real AthenaAdapters from a real dbt project + profile (as dbt-athena's unit tests do)."""
     from dbt.adapters.athena import AthenaAdapter
     from dbt.config.runtime import RuntimeConfig
     from dbt.flags import get_flags, set_from_args
@@ -28,11 +28,19 @@ def make_adapter(emulator, tmp_path: Path):
             "name: unit\nversion: '1.0'\nconfig-version: 2\nprofile: unit\n"
         )
         (tmp_path / "profiles.yml").write_text(
-            yaml.safe_dump({"unit": {"target": "t", "outputs": {"t": athena_target(threads=threads)}}})
+            yaml.safe_dump(
+                {"unit": {"target": "t", "outputs": {"t": athena_target(threads=threads)}}}
+            )
         )
         set_from_args(
-            Namespace(project_dir=str(tmp_path), profiles_dir=str(tmp_path), target=None,
-                      profile=None, threads=None, vars={}),
+            Namespace(
+                project_dir=str(tmp_path),
+                profiles_dir=str(tmp_path),
+                target=None,
+                profile=None,
+                threads=None,
+                vars={},
+            ),
             None,
         )
         config = RuntimeConfig.from_args(get_flags())
@@ -56,7 +64,9 @@ def test_get_spark_cross_account_catalog_map_only_default(make_adapter, emulator
     from moto.athena.models import AthenaBackend
 
     monkeypatch.setattr(
-        AthenaBackend, "list_data_catalogs", lambda self: [{"CatalogName": "AwsDataCatalog", "Type": "GLUE"}]
+        AthenaBackend,
+        "list_data_catalogs",
+        lambda self: [{"CatalogName": "AwsDataCatalog", "Type": "GLUE"}],
     )
     adapter = make_adapter()
     with adapter.connection_named("unit"):
@@ -78,8 +88,16 @@ def test_get_spark_cross_account_catalog_map_excludes_non_glue(make_adapter, emu
     _registered(
         emulator,
         ("partner_catalog", "GLUE", {"catalog-id": "999999999999"}),
-        ("lambda_catalog", "LAMBDA", {"function": "arn:aws:lambda:eu-west-1:123456789012:function:f"}),
-        ("hive_catalog", "HIVE", {"metadata-function": "arn:aws:lambda:eu-west-1:123456789012:function:h"}),
+        (
+            "lambda_catalog",
+            "LAMBDA",
+            {"function": "arn:aws:lambda:eu-west-1:123456789012:function:f"},
+        ),
+        (
+            "hive_catalog",
+            "HIVE",
+            {"metadata-function": "arn:aws:lambda:eu-west-1:123456789012:function:h"},
+        ),
     )
     adapter = make_adapter()
     with adapter.connection_named("unit"):
@@ -87,8 +105,11 @@ def test_get_spark_cross_account_catalog_map_excludes_non_glue(make_adapter, emu
     assert "partner_catalog" in result
     assert "lambda_catalog" not in result and "hive_catalog" not in result
     # a GetDataCatalog only for GLUE catalogs: non-GLUE are skipped from the listing
-    glue_listed = [c for c in emulator.client("athena").list_data_catalogs()["DataCatalogsSummary"]
-                   if c["Type"] == "GLUE" and c["CatalogName"].lower() != "awsdatacatalog"]
+    glue_listed = [
+        c
+        for c in emulator.client("athena").list_data_catalogs()["DataCatalogsSummary"]
+        if c["Type"] == "GLUE" and c["CatalogName"].lower() != "awsdatacatalog"
+    ]
     assert emulator.calls["GetDataCatalog"] == len(glue_listed)
 
 
@@ -96,9 +117,15 @@ def test_catalog_names_mode_one_get_no_list(make_adapter, emulator):
     _registered(emulator, ("partner_catalog", "GLUE", {"catalog-id": "999999999999"}))
     adapter = make_adapter()
     with adapter.connection_named("unit"):
-        assert adapter.get_spark_cross_account_catalog_map(["partner_catalog"]) == {"partner_catalog": "999999999999"}
-        assert adapter.get_spark_cross_account_catalog_map(["partner_catalog"]) == {"partner_catalog": "999999999999"}
-        assert adapter.get_spark_cross_account_catalog_map("partner_catalog") == {"partner_catalog": "999999999999"}
+        assert adapter.get_spark_cross_account_catalog_map(["partner_catalog"]) == {
+            "partner_catalog": "999999999999"
+        }
+        assert adapter.get_spark_cross_account_catalog_map(["partner_catalog"]) == {
+            "partner_catalog": "999999999999"
+        }
+        assert adapter.get_spark_cross_account_catalog_map("partner_catalog") == {
+            "partner_catalog": "999999999999"
+        }
     assert emulator.calls["GetDataCatalog"] == 1
     assert emulator.calls["ListDataCatalogs"] == 0
 
@@ -142,16 +169,22 @@ def test_eight_threads_fifty_models_one_call(make_adapter, emulator):
 
 
 def test_malformed_catalog_id_is_a_compilation_error(make_adapter, emulator):
-    _registered(emulator, ("s3tables_like", "GLUE", {"catalog-id": "111122223333:s3tablescatalog/bucket"}))
+    _registered(
+        emulator, ("s3tables_like", "GLUE", {"catalog-id": "111122223333:s3tablescatalog/bucket"})
+    )
     adapter = make_adapter()
     with adapter.connection_named("unit"), pytest.raises(CompilationError) as info:
         adapter.get_spark_cross_account_catalog_map(["s3tables_like"])
-    assert "s3tables_like" in str(info.value) and "111122223333:s3tablescatalog/bucket" in str(info.value)
+    assert "s3tables_like" in str(info.value) and "111122223333:s3tablescatalog/bucket" in str(
+        info.value
+    )
 
 
 def test_access_denied_is_a_compilation_error_naming_the_action(make_adapter, emulator):
     _registered(emulator, ("partner_catalog", "GLUE", {"catalog-id": "999999999999"}))
-    emulator.inject_error("GetDataCatalog", "AccessDeniedException", "not authorized to perform athena:GetDataCatalog")
+    emulator.inject_error(
+        "GetDataCatalog", "AccessDeniedException", "not authorized to perform athena:GetDataCatalog"
+    )
     adapter = make_adapter()
     with adapter.connection_named("unit"), pytest.raises(CompilationError) as info:
         adapter.get_spark_cross_account_catalog_map(["partner_catalog"])
@@ -164,14 +197,19 @@ def test_profile_retries_are_used_for_throttling(make_adapter, emulator):
     emulator.inject_error("GetDataCatalog", "ThrottlingException", "Rate exceeded", times=2)
     adapter = make_adapter()
     with adapter.connection_named("unit"):
-        assert adapter.get_spark_cross_account_catalog_map(["partner_catalog"]) == {"partner_catalog": "999999999999"}
+        assert adapter.get_spark_cross_account_catalog_map(["partner_catalog"]) == {
+            "partner_catalog": "999999999999"
+        }
     assert emulator.calls["GetDataCatalog"] == 3
 
 
 def test_methods_are_available_to_jinja_and_stubbed_at_parse_time():
     from dbt.adapters.athena import AthenaAdapter
 
-    for name in ("get_spark_cross_account_catalog_map", "get_spark_cross_account_catalog_info",
-                 "get_spark_cross_account_versions"):
+    for name in (
+        "get_spark_cross_account_catalog_map",
+        "get_spark_cross_account_catalog_info",
+        "get_spark_cross_account_versions",
+    ):
         assert name in AthenaAdapter._available_
         assert AthenaAdapter._parse_replacements_[name]() == {}

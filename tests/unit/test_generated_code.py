@@ -21,7 +21,8 @@ ACCOUNT = "999999999999"
 
 # Names with dots, quotes, backticks, hyphens, spaces, slashes and non-ASCII letters.
 NAME = st.text(
-    alphabet=st.sampled_from(list("abcXYZ019_.-` '\"/\\é漢🙂")) | st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")),
+    alphabet=st.sampled_from(list("abcXYZ019_.-` '\"/\\é漢🙂"))
+    | st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")),
     min_size=1,
     max_size=12,
 )
@@ -49,12 +50,12 @@ def load(code: str) -> Dict[str, object]:
     """Execute the generated block with the names dbt-athena's generated module provides."""
     spark = FakeSpark()
 
-    class dbtObj:  # noqa: N801 - the name the generated code subclasses
+    class dbtObj:
         def __init__(self, load_df_function):
             self.load_df_function = load_df_function
 
     namespace: Dict[str, object] = {"spark": spark, "dbtObj": dbtObj, "source": None, "ref": None}
-    exec(compile(code, "<generated>", "exec"), namespace)  # noqa: S102 - our own generated code
+    exec(compile(code, "<generated>", "exec"), namespace)
     namespace["_fake_spark"] = spark
     return namespace
 
@@ -96,9 +97,13 @@ def test_the_seed_form_does_not_parse_but_ours_does(parse):
 
 
 @pytest.mark.spark
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(catalog=NAME, schema=NAME, table=NAME, mapped=st.booleans(), upper=st.booleans())
-def test_any_names_parse_to_exactly_the_intended_parts(parse, catalog, schema, table, mapped, upper):
+def test_any_names_parse_to_exactly_the_intended_parts(
+    parse, catalog, schema, table, mapped, upper
+):
     catalog_map = {catalog: ACCOUNT} if mapped and catalog.lower() != "awsdatacatalog" else {}
     code = render(catalog_map)
     compile(code, "<generated>", "exec")
@@ -112,7 +117,9 @@ def test_any_names_parse_to_exactly_the_intended_parts(parse, catalog, schema, t
 
 
 @pytest.mark.spark
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(schema=NAME, table=NAME)
 def test_two_part_identifiers_pass_through_quoted(parse, schema, table):
     ns = load(render({}))

@@ -9,6 +9,7 @@ from typing import List
 import boto3
 import pytest
 from botocore.stub import Stubber
+
 from dbt_athena_cross_account.resolver import (
     CatalogResolver,
     CrossAccountCatalogError,
@@ -16,7 +17,6 @@ from dbt_athena_cross_account.resolver import (
     default_catalog_id,
     is_account_id,
 )
-
 from tests.conftest import ensure_data_catalog
 
 
@@ -24,17 +24,32 @@ from tests.conftest import ensure_data_catalog
 def athena(emulator):
     ensure_data_catalog(emulator, "partner_catalog", "GLUE", {"catalog-id": "999999999999"})
     ensure_data_catalog(emulator, "second_partner", "GLUE", {"catalog-id": "888888888888"})
-    ensure_data_catalog(emulator, "s3tables_like", "GLUE", {"catalog-id": "111122223333:s3tablescatalog/bucket"})
+    ensure_data_catalog(
+        emulator, "s3tables_like", "GLUE", {"catalog-id": "111122223333:s3tablescatalog/bucket"}
+    )
     ensure_data_catalog(emulator, "no_id_catalog", "GLUE", {"other": "x"})
-    ensure_data_catalog(emulator, "lambda_catalog", "LAMBDA", {"function": "arn:aws:lambda:eu-west-1:123456789012:function:f"})
+    ensure_data_catalog(
+        emulator,
+        "lambda_catalog",
+        "LAMBDA",
+        {"function": "arn:aws:lambda:eu-west-1:123456789012:function:f"},
+    )
     emulator.reset_counters()
     return emulator.client("athena")
 
 
 @pytest.mark.parametrize(
     "value, expected",
-    [("999999999999", True), ("99999999999", False), ("9999999999999", False), ("99999999999a", False),
-     ("111122223333:s3tablescatalog/b", False), (None, False), (999999999999, False), ("९९९९९९९९९९९९", False)],
+    [
+        ("999999999999", True),
+        ("99999999999", False),
+        ("9999999999999", False),
+        ("99999999999a", False),
+        ("111122223333:s3tablescatalog/b", False),
+        (None, False),
+        (999999999999, False),
+        ("९९९९९९९९९९९९", False),
+    ],
 )
 def test_is_account_id(value, expected):
     assert is_account_id(value) is expected
@@ -44,7 +59,11 @@ def test_classify_reasons_name_the_catalog():
     assert classify("x", None, default_catalog_id).reason.startswith("'x' is not registered")
     lam = classify("fed", {"Type": "LAMBDA", "Parameters": {}}, default_catalog_id)
     assert lam.account_id is None and "LAMBDA" in lam.reason and not lam.malformed
-    bad = classify("s3t", {"Type": "GLUE", "Parameters": {"catalog-id": "1:s3tablescatalog/b"}}, default_catalog_id)
+    bad = classify(
+        "s3t",
+        {"Type": "GLUE", "Parameters": {"catalog-id": "1:s3tablescatalog/b"}},
+        default_catalog_id,
+    )
     assert bad.malformed and "'1:s3tablescatalog/b'" in bad.reason and "s3t" in bad.reason
     missing = classify("m", {"Type": "GLUE", "Parameters": {}}, default_catalog_id)
     assert missing.malformed and "catalog-id missing" in missing.reason
@@ -75,7 +94,10 @@ def test_unregistered_and_lambda_are_left_out_not_errors(athena):
 
 @pytest.mark.parametrize(
     "name, shown",
-    [("s3tables_like", "'111122223333:s3tablescatalog/bucket'"), ("no_id_catalog", "catalog-id missing")],
+    [
+        ("s3tables_like", "'111122223333:s3tablescatalog/bucket'"),
+        ("no_id_catalog", "catalog-id missing"),
+    ],
 )
 def test_referenced_malformed_catalog_id_is_an_error_naming_catalog_and_value(athena, name, shown):
     with pytest.raises(CrossAccountCatalogError) as info:
@@ -119,7 +141,9 @@ def test_single_flight_cache_50_threads_one_call(athena, emulator):
 
 def test_throttling_is_retried_by_botocore_then_succeeds(athena, emulator):
     emulator.inject_error("GetDataCatalog", "ThrottlingException", "Rate exceeded", times=2)
-    assert CatalogResolver(lambda: athena).catalog_map(["partner_catalog"]) == {"partner_catalog": "999999999999"}
+    assert CatalogResolver(lambda: athena).catalog_map(["partner_catalog"]) == {
+        "partner_catalog": "999999999999"
+    }
     assert emulator.calls["GetDataCatalog"] == 3
 
 
@@ -142,12 +166,19 @@ def test_throttling_that_outlasts_retries_says_how_to_fix(emulator, athena):
     assert "partner_catalog" in message
 
 
-@pytest.mark.parametrize("action, method, call", [
-    ("GetDataCatalog", "athena:GetDataCatalog", lambda r: r.catalog_map(["partner_catalog"])),
-    ("ListDataCatalogs", "athena:ListDataCatalogs", lambda r: r.catalog_map()),
-])
+@pytest.mark.parametrize(
+    "action, method, call",
+    [
+        ("GetDataCatalog", "athena:GetDataCatalog", lambda r: r.catalog_map(["partner_catalog"])),
+        ("ListDataCatalogs", "athena:ListDataCatalogs", lambda r: r.catalog_map()),
+    ],
+)
 def test_access_denied_names_the_iam_action_and_the_opt_in(athena, emulator, action, method, call):
-    emulator.inject_error(action, "AccessDeniedException", "User: arn:aws:sts::123456789012:assumed-role/dbt/x is not authorized")
+    emulator.inject_error(
+        action,
+        "AccessDeniedException",
+        "User: arn:aws:sts::123456789012:assumed-role/dbt/x is not authorized",
+    )
     with pytest.raises(CrossAccountCatalogError) as info:
         call(CatalogResolver(lambda: athena))
     message = str(info.value)
@@ -167,28 +198,51 @@ def test_errors_are_cached_for_the_run(athena, emulator):
 
 def test_list_data_catalogs_pages_are_followed():
     """moto never paginates ListDataCatalogs; real AWS pages at 50. Stub two pages."""
-    client = boto3.client("athena", region_name="eu-west-1", aws_access_key_id="x", aws_secret_access_key="x")
+    client = boto3.client(
+        "athena", region_name="eu-west-1", aws_access_key_id="x", aws_secret_access_key="x"
+    )
     stub = Stubber(client)
     stub.add_response(
         "list_data_catalogs",
-        {"DataCatalogsSummary": [{"CatalogName": "AwsDataCatalog", "Type": "GLUE"},
-                                 {"CatalogName": "p1", "Type": "GLUE"}], "NextToken": "t1"},
+        {
+            "DataCatalogsSummary": [
+                {"CatalogName": "AwsDataCatalog", "Type": "GLUE"},
+                {"CatalogName": "p1", "Type": "GLUE"},
+            ],
+            "NextToken": "t1",
+        },
         {},
     )
     stub.add_response(
         "list_data_catalogs",
-        {"DataCatalogsSummary": [{"CatalogName": "p2", "Type": "GLUE"},
-                                 {"CatalogName": "fed", "Type": "LAMBDA"}]},
+        {
+            "DataCatalogsSummary": [
+                {"CatalogName": "p2", "Type": "GLUE"},
+                {"CatalogName": "fed", "Type": "LAMBDA"},
+            ]
+        },
         {"NextToken": "t1"},
     )
     stub.add_response(
         "get_data_catalog",
-        {"DataCatalog": {"Name": "p1", "Type": "GLUE", "Parameters": {"catalog-id": "111111111111"}}},
+        {
+            "DataCatalog": {
+                "Name": "p1",
+                "Type": "GLUE",
+                "Parameters": {"catalog-id": "111111111111"},
+            }
+        },
         {"Name": "p1"},
     )
     stub.add_response(
         "get_data_catalog",
-        {"DataCatalog": {"Name": "p2", "Type": "GLUE", "Parameters": {"catalog-id": "222222222222"}}},
+        {
+            "DataCatalog": {
+                "Name": "p2",
+                "Type": "GLUE",
+                "Parameters": {"catalog-id": "222222222222"},
+            }
+        },
         {"Name": "p2"},
     )
     with stub:
@@ -199,9 +253,13 @@ def test_list_data_catalogs_pages_are_followed():
 
 def test_invalid_request_from_aws_means_not_registered():
     """Real AWS answers an unknown name with InvalidRequestException (moto: empty body)."""
-    client = boto3.client("athena", region_name="eu-west-1", aws_access_key_id="x", aws_secret_access_key="x")
+    client = boto3.client(
+        "athena", region_name="eu-west-1", aws_access_key_id="x", aws_secret_access_key="x"
+    )
     stub = Stubber(client)
-    stub.add_client_error("get_data_catalog", "InvalidRequestException", "Catalog nope not found", 400)
+    stub.add_client_error(
+        "get_data_catalog", "InvalidRequestException", "Catalog nope not found", 400
+    )
     with stub:
         resolver = CatalogResolver(lambda: client)
         assert resolver.catalog_map(["nope"]) == {}
