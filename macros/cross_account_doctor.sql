@@ -37,7 +37,8 @@
   {%- endfor -%}
   {%- set setup = {
     'plugin': adapter.run_cross_account_doctor is defined,
-    'dispatch_package': adapter.dispatch('create_table_as', 'athena').macro.package_name,
+    'dispatch_package': dbt_athena_cross_account.cross_account_dispatch_winner(),
+    'dispatch_known': adapter.get_spark_cross_account_dispatch_order is defined,
     'readers': readers,
     'project_name': project_name,
   } -%}

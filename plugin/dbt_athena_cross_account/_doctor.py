@@ -26,12 +26,18 @@ def _clients(adapter: Any) -> Dict[str, Any]:
     handle = conn.handle
     retries = getattr(creds, "effective_num_retries", None) or creds.num_retries
     config = get_boto3_config(num_retries=retries)
+    # dbt-athena 1.9's handle has no region_name; the profile always has one.
+    region = (
+        getattr(handle, "region_name", None)
+        or getattr(creds, "region_name", None)
+        or handle.session.region_name
+    )
     with boto3_client_lock:
         clients = {
-            name: handle.session.client(name, region_name=handle.region_name, config=config)
+            name: handle.session.client(name, region_name=region, config=config)
             for name in ("athena", "glue", "s3", "sts")
         }
-    clients["region"] = handle.region_name
+    clients["region"] = region
     clients["work_group"] = getattr(creds, "spark_work_group", None)
     return clients
 

@@ -105,7 +105,8 @@ def write_project(root: Path, search_order=(PROJECT, "dbt_athena_cross_account",
         },
         "flags": {"send_anonymous_usage_stats": False},
     }
-    config["dispatch"] = [{"macro_namespace": "athena", "search_order": list(search_order)}]
+    if search_order is not None:
+        config["dispatch"] = [{"macro_namespace": "athena", "search_order": list(search_order)}]
     (project / "dbt_project.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     (project / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(REPO_ROOT)}]}))
     (project / "models" / "sources.yml").write_text(SOURCES_YML)
@@ -195,6 +196,7 @@ def test_doctor_reports_a_fail_in_registration_metadata_and_data(project, aws):
     row(output, "PASS", "session", f"model.{PROJECT}.good_reader")
     assert f"model.{PROJECT}.plain" not in output
     row(output, "PASS", "setup", "dispatch")
+    assert f"checked as arn:aws:iam::123456789012:user/dbt in {REGION}" in output
     # the fixes: create-data-catalog line and both filled-in policy documents
     assert (
         "aws athena create-data-catalog --region eu-west-1 --name missing_catalog --type GLUE"
@@ -229,10 +231,8 @@ def test_doctor_with_args_checks_only_the_given_table_and_passes(project, aws):
     assert set(aws.actions()) <= READ_ONLY_ACTIONS
 
 
-def test_doctor_with_a_dispatch_order_that_skips_the_package_fails_with_the_yaml(aws, tmp_path):
-    # (With no athena dispatch entry at all, dbt 1.11's global macro search still finds the
-    # package's athena__create_table_as; an entry that leaves the package out does not.)
-    project = write_project(tmp_path, search_order=(PROJECT, "dbt"))
+def test_doctor_without_dispatch_entry_fails_with_the_yaml(aws, tmp_path):
+    project = write_project(tmp_path, search_order=None)
     assert dbt_cli(["deps"], project, project, env(aws)).returncode == 0
     result, output = doctor(project, aws, "--vars", "{with_failures: false}")
     assert result.returncode != 0, output
@@ -245,4 +245,6 @@ def test_doctor_without_plugin_fails_with_the_pip_line(project, aws, python_with
     assert result.returncode != 0, output
     assert "adapter.run_cross_account_doctor is missing" in row(output, "FAIL", "setup", "plugin")
     assert "pip install --upgrade dbt-athena-cross-account" in output
+    assert "the dispatch check runs once the plugin is installed" in output
+    assert re.search(r"^0 PASS, 0 WARN, 1 FAIL$", output, re.M), output
     assert aws.actions() == []
