@@ -240,8 +240,10 @@ class SparkExecutor:
                 try:
                     with contextlib.redirect_stdout(stdout):
                         exec(compile(code, filename, "exec"), namespace)  # noqa: S102 - that is the job
-                except BaseException:  # report every failure as Athena does
-                    return False, traceback.format_exc()
+                except BaseException as exc:  # report every failure as Athena does
+                    # start at the submitted code's frame: the emulator's own frame is noise
+                    tb = exc.__traceback__.tb_next if exc.__traceback__ else None
+                    return False, "".join(traceback.format_exception(type(exc), exc, tb))
             return True, stdout.getvalue()
 
     # Athena SQL statements that need Spark (see sql.py): run under the same lock.
