@@ -46,10 +46,8 @@ FAULT_RULES: List[Dict[str, Any]] = [
         "code": "AccessDeniedException",
         "message": (
             f"User: arn:aws:iam::{LOCAL_ACCOUNT}:user/dbt is not authorized to perform: "
-            "glue:GetDatabase "
-            f"on resource: arn:aws:glue:{REGION}:{OWNER_ACCOUNT}:database/hr because no "
-            "resource-based "
-            "policy allows the glue:GetDatabase action"
+            f"glue:GetDatabase on resource: arn:aws:glue:{REGION}:{OWNER_ACCOUNT}:database/hr "
+            "because no resource-based policy allows the glue:GetDatabase action"
         ),
     },
     {
@@ -57,6 +55,25 @@ FAULT_RULES: List[Dict[str, Any]] = [
         "match": {"Name": "throttled_catalog"},
         "code": "ThrottlingException",
         "message": "Rate exceeded",
+    },
+    # errors that are neither "denied" nor "not found": each check's catch-all branch
+    {
+        "action": "GetDataCatalog",
+        "match": {"Name": "broken_catalog"},
+        "code": "InternalServerException",
+        "message": "internal error (injected)",
+    },
+    {
+        "action": "GetTable",
+        "match": {"DatabaseName": "sales", "Name": "flaky_orders"},
+        "code": "InternalServiceException",
+        "message": "internal error (injected)",
+    },
+    {
+        "action": "ListObjectsV2",
+        "match": {"prefix": "sales/broken/"},
+        "code": "InternalError",
+        "message": "We encountered an internal error (injected)",
     },
 ]
 
@@ -119,6 +136,7 @@ class Recorder:
                 params = {}
         elif service == "s3":
             action = _s3_action(method, path, query)
+            params = {k: v[0] for k, v in query.items()}
         else:
             form = parse_qs(body.decode("utf-8", "replace")) if body else {}
             action = (form.get("Action") or query.get("Action") or [""])[0]
@@ -403,6 +421,13 @@ class DoctorAws:
         table("sales", "secret_orders", "s3://partner-data/sales/secret")
         table("sales", "locked_orders", "s3://partner-locked/sales/orders/")
         table("sales", "kms_orders", "s3://partner-kms/sales/orders/")
+        table("sales", "broken_orders", "s3://partner-data/sales/broken/")
+        table(
+            "sales",
+            "delta_orders",
+            "s3://partner-data/sales/orders/",
+            {"spark.sql.sources.provider": "delta"},
+        )
         table("sales", "ghost_orders", "s3://no-such-bucket/sales/ghost/")
         table("sales", "nolocation_orders", None)
         table(

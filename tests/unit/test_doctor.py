@@ -184,6 +184,27 @@ def test_table_format(aws, table, status, words):
         assert row.fix
 
 
+def test_delta_table_warns(aws):
+    _, rows = run(aws, tables=("partner_catalog.sales.delta_orders",))
+    row = only(rows, "format", "partner_catalog.sales.delta_orders")
+    assert row.status == WARN and "Delta table" in row.reason and row.fix
+
+
+def test_other_errors_fail_each_check_with_the_aws_error(aws):
+    _, rows = run(
+        aws,
+        catalogs=("broken_catalog",),
+        tables=("partner_catalog.sales.flaky_orders", "partner_catalog.sales.broken_orders"),
+    )
+    registration = only(rows, "registration", "broken_catalog")
+    assert registration.status == FAIL and "InternalServerException" in registration.reason
+    metadata = only(rows, "metadata", "partner_catalog.sales.flaky_orders")
+    assert metadata.status == FAIL and "glue:GetTable" in metadata.reason
+    assert "InternalServiceException" in metadata.reason and "retry" in metadata.fix
+    data = only(rows, "data", "partner_catalog.sales.broken_orders")
+    assert data.status == FAIL and "InternalError" in data.reason and "retry" in data.fix
+
+
 def test_view_gets_no_data_check(aws):
     _, rows = run(aws, tables=("partner_catalog.sales.orders_view",))
     assert [r for r in rows if r.check == "data"] == []
@@ -400,6 +421,9 @@ def test_every_path_calls_read_only_apis_only(aws):
             "sales.secret_orders",
             "sales.locked_orders",
             "sales.kms_orders",
+            "sales.broken_orders",
+            "sales.flaky_orders",
+            "sales.delta_orders",
             "sales.ghost_orders",
             "sales.nolocation_orders",
             "sales.iceberg_orders",
@@ -410,7 +434,13 @@ def test_every_path_calls_read_only_apis_only(aws):
             "nodb.x",
         )
     )
-    catalogs = ("lambda_catalog", "s3tables_catalog", "missing_catalog", "throttled_catalog")
+    catalogs = (
+        "lambda_catalog",
+        "s3tables_catalog",
+        "missing_catalog",
+        "throttled_catalog",
+        "broken_catalog",
+    )
     statuses = set()
     for user in ("dbt", "dbt_noglue", "dbt_none"):
         for work_group in ("spark_wg", "spark_norole"):
