@@ -60,6 +60,10 @@ class CalculationStore:
         self.sessions: Dict[str, Session] = {}
         self.calculations: Dict[str, Calculation] = {}
         self.lock = threading.Lock()
+        # Off: sessions start IDLE and stay IDLE (plain and fast, the default).
+        # On: as Athena, a session starts CREATING (IDLE from the first GetSessionStatus on)
+        # and is BUSY while one of its calculations runs, so dbt-athena's polling runs.
+        self.session_lifecycle = False
 
     @property
     def submissions(self) -> List[Calculation]:
@@ -68,6 +72,8 @@ class CalculationStore:
 
     def start_session(self, work_group: str, description: str, engine: Dict[str, Any]) -> Session:
         session = Session(str(uuid.uuid4()), work_group, description, engine)
+        if self.session_lifecycle:
+            session.state = "CREATING"
         with self.lock:
             self.sessions[session.session_id] = session
         return session
@@ -81,10 +87,17 @@ class CalculationStore:
 
     def _run(self, calc: Calculation) -> None:
         calc.state = "RUNNING"
+        session = self.sessions.get(calc.session_id)
+        busy = self.session_lifecycle and session is not None and session.state == "IDLE"
+        if busy:
+            session.state = "BUSY"  # type: ignore[union-attr]
         try:
             ok, text = self.executor(calc.code, calc.spark_properties)
         except BaseException as exc:  # an executor bug must still end the calculation
             ok, text = False, f"emulator executor crashed: {exc!r}"
+        finally:
+            if busy and session is not None and session.state == "BUSY":
+                session.state = "IDLE"
         if calc.state == "CANCELED":
             return
         if ok:
@@ -142,7 +155,10 @@ def get_session_status(self: AthenaResponse) -> Any:
     session = _find_session(self)
     if session is None:
         return _error("InvalidRequestException", "Session not found")
-    return json.dumps({"SessionId": session.session_id, "Status": _session_status(session)})
+    status = _session_status(session)
+    if session.state == "CREATING":  # ready from now on
+        session.state = "IDLE"
+    return json.dumps({"SessionId": session.session_id, "Status": status})
 
 
 def list_sessions(self: AthenaResponse) -> Any:
@@ -151,7 +167,11 @@ def list_sessions(self: AthenaResponse) -> Any:
     return json.dumps(
         {
             "Sessions": [
-                {"SessionId": s.session_id, "Description": s.description, "Status": _session_status(s)}
+                {
+                    "SessionId": s.session_id,
+                    "Description": s.description,
+                    "Status": _session_status(s),
+                }
                 for s in sessions
             ]
         }
@@ -171,7 +191,11 @@ def start_calculation_execution(self: AthenaResponse) -> Any:
     if session is None:
         return _error("InvalidRequestException", "Session not found")
     if session.state != "IDLE":
-        return _error("InvalidRequestException", f"Session is in the {session.state} state")
+        # dbt-athena matches this text to decide to poll until the session is IDLE
+        return _error(
+            "InvalidRequestException",
+            f"Session is in the {session.state} state; needs to be IDLE to accept Calculations.",
+        )
     code = self._get_param("CodeBlock") or ""
     calc = STORE.start_calculation(session, code)
     return json.dumps({"CalculationExecutionId": calc.calculation_id, "State": calc.state})

@@ -40,7 +40,9 @@ _OWNER_NAMESPACE = re.compile(r"([0-9]{12})/(.+)", re.DOTALL)
 PARQUET = {
     "InputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
     "OutputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
-    "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"},
+    "SerdeInfo": {
+        "SerializationLibrary": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"
+    },
 }
 JSON = {
     "InputFormat": "org.apache.hadoop.mapred.TextInputFormat",
@@ -84,7 +86,9 @@ def glue_name(name: str) -> str:
 class Catalog:
     """Accounts, grants and local storage of one emulator (one per process: ``CATALOG``)."""
 
-    def __init__(self, warehouse: Optional[Union[str, Path]] = None, local_account: str = LOCAL_ACCOUNT) -> None:
+    def __init__(
+        self, warehouse: Optional[Union[str, Path]] = None, local_account: str = LOCAL_ACCOUNT
+    ) -> None:
         self._own_dir = warehouse is None
         self._warehouse = Path(warehouse) if warehouse is not None else None
         self.local_account = local_account
@@ -123,7 +127,9 @@ class Catalog:
         with self.lock:
             self.grants.get(owner, set()).discard(grantee)
 
-    def check_access(self, ref: TableRef, action: str = "glue:GetTable", caller: Optional[str] = None) -> None:
+    def check_access(
+        self, ref: TableRef, action: str = "glue:GetTable", caller: Optional[str] = None
+    ) -> None:
         caller = caller or self.local_account
         if ref.account == caller or caller in self.grants.get(ref.account, set()):
             return
@@ -167,13 +173,15 @@ class Catalog:
         database = backend.databases.get(ref.database)
         if database is None:
             raise GlueEntityNotFound(
-                f"[SCHEMA_NOT_FOUND] The schema `{ref.database}` cannot be found in the Glue catalog "
-                f"of account {ref.account} (Glue: EntityNotFoundException: Database {ref.database} not found)."
+                f"[SCHEMA_NOT_FOUND] The schema `{ref.database}` cannot be found in the Glue "
+                f"catalog of account {ref.account} (Glue: EntityNotFoundException: "
+                f"Database {ref.database} not found)."
             )
         table = database.tables.get(ref.table)
         if table is None:
             raise GlueEntityNotFound(
-                f"[TABLE_OR_VIEW_NOT_FOUND] The table or view `{ref.database}`.`{ref.table}` cannot be found "
+                f"[TABLE_OR_VIEW_NOT_FOUND] The table or view `{ref.database}`.`{ref.table}` "
+                "cannot be found "
                 f"in the Glue catalog of account {ref.account} "
                 f"(Glue: EntityNotFoundException: Table {ref.table} not found)."
             )
@@ -238,9 +246,13 @@ class Catalog:
         ``boolean``, ``date``, ``timestamp``); rows are sequences in column order or dicts.
         Replaces the table and its data when it exists.
         """
-        cols = list(columns.items()) if isinstance(columns, Mapping) else [tuple(c) for c in columns]
+        cols = (
+            list(columns.items()) if isinstance(columns, Mapping) else [tuple(c) for c in columns]
+        )
         ref = TableRef(account, glue_name(database), glue_name(table))
-        location = location or f"s3://emulator-{account}-{REGION}/warehouse/{ref.database}/{ref.table}/"
+        location = (
+            location or f"s3://emulator-{account}-{REGION}/warehouse/{ref.database}/{ref.table}/"
+        )
         path = self.local_path(location)
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True, exist_ok=True)

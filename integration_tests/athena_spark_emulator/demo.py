@@ -50,7 +50,14 @@ def dbt(args: List[str], env: Dict[str, str]) -> int:
     if executable is None:
         print("dbt console script not found next to this Python or on PATH", file=sys.stderr)
         return 127
-    command = [executable, *args, "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR)]
+    command = [
+        executable,
+        *args,
+        "--project-dir",
+        str(PROJECT_DIR),
+        "--profiles-dir",
+        str(PROJECT_DIR),
+    ]
     step("$ dbt " + " ".join(args))
     return subprocess.run(command, cwd=PROJECT_DIR, env=env, check=False).returncode
 
@@ -72,7 +79,7 @@ def main() -> int:
     started = time.time()
     step("starting the Athena-for-Spark emulator (moto + Calculation API + local PySpark)")
     with Emulator(executor="spark") as emulator:
-        emulator.glue_owner_routing = True
+        emulator.glue_owner_routing = emulator.session_lifecycle = True
         print(f"    endpoint {emulator.endpoint_url}, warehouse {emulator.catalog.warehouse}")
         prepare(emulator)
         step(f"seeding two accounts from {SEED_FILE.relative_to(PROJECT_DIR.parent)}")
@@ -100,9 +107,14 @@ def main() -> int:
             print_table(f"awsdatacatalog.{SCHEMA}.{model} (account {LOCAL_ACCOUNT}):", rows)
         enriched = read_rows(TableRef(LOCAL_ACCOUNT, SCHEMA, "partner_orders_enriched"))
         if sorted(r["order_id"] for r in enriched) != [101, 102, 103]:
-            print("\ndemo FAILED: the cross-account model did not read the partner's orders", file=sys.stderr)
+            print(
+                "\ndemo FAILED: the cross-account model did not read the partner's orders",
+                file=sys.stderr,
+            )
             return 1
-        calc_calls = {k: v for k, v in sorted(emulator.calls.items()) if "Session" in k or "Calculation" in k}
+        calc_calls = {
+            k: v for k, v in sorted(emulator.calls.items()) if "Session" in k or "Calculation" in k
+        }
         print(f"\nCalculation API calls served: {calc_calls}")
         print(f"{len(emulator.submissions)} calculations ran in local PySpark.")
         step(f"stopping the emulator; demo OK in {time.time() - started:.0f}s")

@@ -49,7 +49,7 @@ def _account(value: Any) -> str:
     return account
 
 
-def apply(emulator: "Emulator", spec: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
+def apply(emulator: Emulator, spec: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
     """Apply ``spec`` (a path or a dict) to a started emulator; returns the dict."""
     if not isinstance(spec, dict):
         spec = load(spec)

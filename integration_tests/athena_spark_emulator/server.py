@@ -26,7 +26,7 @@ from athena_spark_emulator import catalog as catalog_module
 from athena_spark_emulator.catalog import LOCAL_ACCOUNT, REGION, Catalog
 
 _original_call_action = BaseResponse.call_action
-_ACTIVE: Optional["Emulator"] = None
+_ACTIVE: Optional[Emulator] = None
 
 
 class _Fault:
@@ -53,8 +53,8 @@ class Emulator:
     def __init__(
         self,
         port: int = 0,
-        executor: Union[None, str, calculations.Executor] = None,
-        warehouse: Union[None, str, Path] = None,
+        executor: Union[str, calculations.Executor, None] = None,
+        warehouse: Union[str, Path, None] = None,
     ) -> None:
         """``executor``: a callable, ``"spark"`` (real local PySpark, see spark_executor.py)
         or None for ``calculations.completed_without_running`` (nothing runs).
@@ -66,6 +66,9 @@ class Emulator:
         # CatalogId), refused unless the owner granted the caller. Off by default so the
         # instant mode stays plain moto; the demo and the Spark tests turn it on.
         self.glue_owner_routing = False
+        # Athena's session life cycle (CREATING -> IDLE, BUSY while calculating); see
+        # calculations.CalculationStore. Off by default; the demo and Spark tests turn it on.
+        self._session_lifecycle = False
         self.calls: collections.Counter = collections.Counter()
         self.latency: Dict[str, float] = {}
         self._faults: Dict[str, List[_Fault]] = collections.defaultdict(list)
@@ -73,12 +76,13 @@ class Emulator:
         self.endpoint_url = ""
 
     # -- life cycle ----------------------------------------------------------------
-    def start(self) -> "Emulator":
+    def start(self) -> Emulator:
         global _ACTIVE
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
         calculations.install()
         sql.install()
         calculations.STORE.__init__(self.executor)  # fresh sessions for this emulator
+        calculations.STORE.session_lifecycle = self._session_lifecycle
         catalog_module.CATALOG = self.catalog
         BaseResponse.call_action = _recording_call_action  # type: ignore[method-assign]
         self._server.start()
@@ -95,7 +99,7 @@ class Emulator:
         sql.uninstall()
         self.catalog.cleanup()
 
-    def __enter__(self) -> "Emulator":
+    def __enter__(self) -> Emulator:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -107,14 +111,24 @@ class Emulator:
 
         requests.post(f"{self.endpoint_url}/moto-api/reset", timeout=30)
         calculations.STORE.__init__(self.executor)
+        calculations.STORE.session_lifecycle = self._session_lifecycle
         self.catalog.grants.clear()
         self.reset_counters()
         self.latency.clear()
         self._faults.clear()
 
+    @property
+    def session_lifecycle(self) -> bool:
+        return self._session_lifecycle
+
+    @session_lifecycle.setter
+    def session_lifecycle(self, value: bool) -> None:
+        self._session_lifecycle = bool(value)
+        calculations.STORE.session_lifecycle = self._session_lifecycle
+
     # -- executors --------------------------------------------------------------------
     @staticmethod
-    def _make_executor(executor: Union[None, str, calculations.Executor]) -> calculations.Executor:
+    def _make_executor(executor: Union[str, calculations.Executor, None]) -> calculations.Executor:
         if executor is None or executor == "instant":
             return calculations.completed_without_running
         if executor == "spark":
@@ -125,7 +139,9 @@ class Emulator:
             raise ValueError(f"unknown executor {executor!r}: use 'instant', 'spark' or a callable")
         return executor
 
-    def set_executor(self, executor: Union[None, str, calculations.Executor]) -> calculations.Executor:
+    def set_executor(
+        self, executor: Union[str, calculations.Executor, None]
+    ) -> calculations.Executor:
         """Switch the executor of new calculations; returns the previous one."""
         previous = self.executor
         self.executor = self._make_executor(executor)
@@ -133,7 +149,9 @@ class Emulator:
         return previous
 
     @contextlib.contextmanager
-    def using_executor(self, executor: Union[None, str, calculations.Executor]) -> Iterator[calculations.Executor]:
+    def using_executor(
+        self, executor: Union[str, calculations.Executor, None]
+    ) -> Iterator[calculations.Executor]:
         """``with emulator.using_executor("spark"):`` ... then the previous executor again."""
         previous = self.set_executor(executor)
         try:
@@ -203,7 +221,8 @@ class Emulator:
             return None
         if caller not in self.catalog.grants.get(str(catalog_id), set()):
             message = (
-                f"User: arn:aws:sts::{caller}:assumed-role/dbt/dbt-athena is not authorized to perform: "
+                f"User: arn:aws:sts::{caller}:assumed-role/dbt/dbt-athena "
+                "is not authorized to perform: "
                 f"glue:{action} on resource: arn:aws:glue:{REGION}:{catalog_id}:catalog "
                 "because no resource-based policy allows the glue:" + action + " action"
             )

@@ -114,7 +114,7 @@ class AthenaSpark:
         self._real = real
         self._context = context
 
-    def table(self, tableName: str) -> Any:  # noqa: N803 - same signature as SparkSession.table
+    def table(self, tableName: str) -> Any:
         parts = parse_multipart(self._real, tableName)
         ref = self._context.catalog.resolve(parts, self._context.spark_properties)
         self._context.catalog.check_access(ref, "glue:GetTable")
@@ -150,19 +150,31 @@ def _patch_writer() -> None:
             value = context.catalog.local_uri(value)
         return original_option(self, key, value)
 
-    def format(self: Any, source: str) -> Any:  # noqa: A001 - DataFrameWriter.format
+    def format(self: Any, source: str) -> Any:
         self.__dict__["_emulator_format"] = source
         return original_format(self, source)
 
-    def save(self: Any, path: Optional[str] = None, format: Optional[str] = None, mode: Optional[str] = None,
-             partitionBy: Any = None, **options: Any) -> None:  # noqa: A002, N803
+    def save(
+        self: Any,
+        path: Optional[str] = None,
+        format: Optional[str] = None,
+        mode: Optional[str] = None,
+        partitionBy: Any = None,
+        **options: Any,
+    ) -> None:
         context = _current()
         if context is not None and isinstance(path, str) and re.match(r"s3[an]?://", path):
             path = context.catalog.local_uri(path)
         return original_save(self, path, format, mode, partitionBy, **options)
 
-    def save_as_table(self: Any, name: str, format: Optional[str] = None, mode: Optional[str] = None,  # noqa: A002
-                      partitionBy: Any = None, **options: Any) -> None:  # noqa: N803
+    def save_as_table(
+        self: Any,
+        name: str,
+        format: Optional[str] = None,
+        mode: Optional[str] = None,
+        partitionBy: Any = None,
+        **options: Any,
+    ) -> None:
         context = _current()
         if context is None:
             return original_save_as_table(self, name, format, mode, partitionBy, **options)
@@ -172,7 +184,8 @@ def _patch_writer() -> None:
         context.catalog.check_access(ref, "glue:CreateTable")
         if not context.catalog.database_exists(ref.account, ref.database):
             raise catalog_module.GlueEntityNotFound(
-                f"[SCHEMA_NOT_FOUND] The schema `{ref.database}` cannot be found in the Glue catalog of "
+                f"[SCHEMA_NOT_FOUND] The schema `{ref.database}` cannot be found in the Glue "
+                "catalog of "
                 f"account {ref.account} (Glue: EntityNotFoundException). Create it first."
             )
         database = spark_database(ref.account, ref.database)
@@ -190,8 +203,11 @@ def _patch_writer() -> None:
         listed = spark.catalog.listColumns(qualified)
         columns = [(c.name, c.dataType) for c in listed if not c.isPartition]
         keys = [(c.name, c.dataType) for c in listed if c.isPartition]
-        classification = (format or self.__dict__.get("_emulator_format") or
-                          spark.conf.get("spark.sql.sources.default")).lower()
+        classification = (
+            format
+            or self.__dict__.get("_emulator_format")
+            or spark.conf.get("spark.sql.sources.default")
+        ).lower()
         context.catalog.put_table(ref, columns, location, classification, keys)
 
     DataFrameWriter.option = option  # type: ignore[method-assign]
@@ -236,10 +252,13 @@ class SparkExecutor:
             linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
             stdout = io.StringIO()
             with calculation_context(self.catalog, spark_properties) as context:
-                namespace: Dict[str, Any] = {"__name__": "__main__", "spark": AthenaSpark(real, context)}
+                namespace: Dict[str, Any] = {
+                    "__name__": "__main__",
+                    "spark": AthenaSpark(real, context),
+                }
                 try:
                     with contextlib.redirect_stdout(stdout):
-                        exec(compile(code, filename, "exec"), namespace)  # noqa: S102 - that is the job
+                        exec(compile(code, filename, "exec"), namespace)
                 except BaseException as exc:  # report every failure as Athena does
                     # start at the submitted code's frame: the emulator's own frame is noise
                     tb = exc.__traceback__.tb_next if exc.__traceback__ else None
@@ -255,7 +274,9 @@ class SparkExecutor:
                 return fn(real)
 
 
-def read_rows(ref: TableRef, catalog: Optional[Catalog] = None, order_by: Optional[str] = None) -> list:
+def read_rows(
+    ref: TableRef, catalog: Optional[Catalog] = None, order_by: Optional[str] = None
+) -> list:
     """The rows of a Glue table as dicts, read with the emulator's Spark (for tests and the demo).
 
     Sorted by ``order_by``, else by all columns.
@@ -264,7 +285,9 @@ def read_rows(ref: TableRef, catalog: Optional[Catalog] = None, order_by: Option
         spark = get_spark()
         df = read_table(spark, catalog or catalog_module.CATALOG, ref)
         rows = [row.asDict(recursive=True) for row in df.collect()]
-    key = (lambda r: (r[order_by] is None, r[order_by])) if order_by else (
-        lambda r: tuple((v is None, str(v)) for v in r.values())
+    key = (
+        (lambda r: (r[order_by] is None, r[order_by]))
+        if order_by
+        else (lambda r: tuple((v is None, str(v)) for v in r.values()))
     )
     return sorted(rows, key=key)

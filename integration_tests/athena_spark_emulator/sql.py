@@ -33,7 +33,9 @@ _IDENT = r'(?:"(?:[^"]|"")*"|`(?:[^`]|``)*`|[A-Za-z0-9_][\w$-]*)'
 _CHAIN = rf"{_IDENT}(?:\s*\.\s*{_IDENT})*"
 _COLS = rf"{_IDENT}(?:\s*,\s*{_IDENT})*"
 
-_CREATE_SCHEMA = re.compile(rf"\s*create\s+(?:schema|database)\s+(?:if\s+not\s+exists\s+)?({_CHAIN})", re.I)
+_CREATE_SCHEMA = re.compile(
+    rf"\s*create\s+(?:schema|database)\s+(?:if\s+not\s+exists\s+)?({_CHAIN})", re.I
+)
 _DROP_SCHEMA = re.compile(rf"\s*drop\s+(?:schema|database)\s+(?:if\s+exists\s+)?({_CHAIN})", re.I)
 _DROP_TABLE = re.compile(rf"\s*drop\s+table\s+(?:if\s+exists\s+)?({_CHAIN})\s*;?\s*$", re.I)
 _RENAME = re.compile(rf"\s*alter\s+table\s+({_CHAIN})\s+rename\s+to\s+({_CHAIN})\s*;?\s*$", re.I)

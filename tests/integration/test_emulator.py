@@ -8,10 +8,10 @@ import time
 from typing import Dict, Optional, Tuple
 
 import pytest
+
 from athena_spark_emulator import LOCAL_ACCOUNT
 from athena_spark_emulator import spark_executor as executor_module
 from athena_spark_emulator.catalog import TableRef
-
 from tests.conftest import SPARK_WORK_GROUP
 from tests.integration.conftest import PARTNER, RESTRICTED, rows
 
@@ -26,7 +26,9 @@ def calculate(emulator, code: str, properties: Optional[Dict[str, str]] = None) 
         WorkGroup=SPARK_WORK_GROUP,
         EngineConfiguration={"MaxConcurrentDpus": 2, "SparkProperties": properties or {}},
     )["SessionId"]
-    calc = athena.start_calculation_execution(SessionId=session, CodeBlock=code)["CalculationExecutionId"]
+    calc = athena.start_calculation_execution(SessionId=session, CodeBlock=code)[
+        "CalculationExecutionId"
+    ]
     deadline = time.time() + 300
     while time.time() < deadline:
         status = athena.get_calculation_execution(CalculationExecutionId=calc)["Status"]
@@ -46,10 +48,14 @@ def emu(emulator, spark_executor):
                 "accounts": {
                     PARTNER: {
                         "grants": [LOCAL_ACCOUNT],
-                        "databases": {"sales": {"orders": {"columns": {"order_id": "int"}, "rows": [[101]]}}},
+                        "databases": {
+                            "sales": {"orders": {"columns": {"order_id": "int"}, "rows": [[101]]}}
+                        },
                     },
                     RESTRICTED: {
-                        "databases": {"sales": {"orders": {"columns": {"order_id": "int"}, "rows": [[901]]}}},
+                        "databases": {
+                            "sales": {"orders": {"columns": {"order_id": "int"}, "rows": [[901]]}}
+                        },
                     },
                     LOCAL_ACCOUNT: {
                         "databases": {
@@ -72,7 +78,10 @@ def _routing_off_afterwards(emulator):
 
 
 def test_owner_namespace_needs_the_separator(emu):
-    read = 'assert [r.order_id for r in spark.table("`999999999999/sales`.`orders`").collect()] == [101]'
+    read = (
+        'assert [r.order_id for r in spark.table("`999999999999/sales`.`orders`").collect()]'
+        " == [101]"
+    )
     assert calculate(emu, read, SEPARATOR) == ("COMPLETED", "")
     state, reason = calculate(emu, read, {})
     assert state == "FAILED"
@@ -91,16 +100,21 @@ def test_unquoted_account_namespace_is_a_parse_error(emu):
 
 
 def test_owner_without_grant_is_access_denied_with_traceback(emu):
-    state, reason = calculate(emu, 'spark.table("`888888888888/sales`.`orders`").collect()', SEPARATOR)
+    state, reason = calculate(
+        emu, 'spark.table("`888888888888/sales`.`orders`").collect()', SEPARATOR
+    )
     assert state == "FAILED"
     assert reason.startswith("Traceback (most recent call last)")
     assert (
         "software.amazon.awssdk.services.glue.model.AccessDeniedException: User: "
         f"arn:aws:sts::{LOCAL_ACCOUNT}:assumed-role/" in reason
     )
-    assert f"glue:GetTable on resource: arn:aws:glue:eu-west-1:{RESTRICTED}:table/sales/orders" in reason
+    assert (
+        f"glue:GetTable on resource: arn:aws:glue:eu-west-1:{RESTRICTED}:table/sales/orders"
+        in reason
+    )
     # the failing line of the submitted code is shown
-    assert "spark.table(\"`888888888888/sales`.`orders`\")" in reason
+    assert 'spark.table("`888888888888/sales`.`orders`")' in reason
 
 
 def test_grant_takes_effect(emu):
@@ -123,7 +137,10 @@ def test_stock_writer_maps_s3_and_registers_glue(emu):
     assert calculate(emu, code) == ("COMPLETED", "")
     table = emu.client("glue").get_table(DatabaseName="emu_out", Name="t1")["Table"]
     assert table["StorageDescriptor"]["Location"] == "s3://dbt-data/emu_out/t1"
-    assert [(c["Name"], c["Type"]) for c in table["StorageDescriptor"]["Columns"]] == [("id", "int"), ("v", "string")]
+    assert [(c["Name"], c["Type"]) for c in table["StorageDescriptor"]["Columns"]] == [
+        ("id", "int"),
+        ("v", "string"),
+    ]
     assert any((emu.catalog.warehouse / "s3" / "dbt-data" / "emu_out" / "t1").glob("*.parquet"))
     assert rows("emu_out", "t1", order_by="id") == [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]
     # overwrite really replaces the data
@@ -146,14 +163,19 @@ def test_glue_api_catalog_id_reads_the_owner_and_checks_grants(emu):
     from botocore.exceptions import ClientError
 
     glue = emu.client("glue")
-    assert glue.get_table(CatalogId=PARTNER, DatabaseName="sales", Name="orders")["Table"]["StorageDescriptor"][
-        "Location"
-    ].startswith(f"s3://emulator-{PARTNER}-")
-    # without CatalogId: the local account's own sales.orders (a different table)
-    assert f"emulator-{LOCAL_ACCOUNT}-" in glue.get_table(DatabaseName="sales", Name="orders")["Table"][
+    assert glue.get_table(CatalogId=PARTNER, DatabaseName="sales", Name="orders")["Table"][
         "StorageDescriptor"
-    ]["Location"]
+    ]["Location"].startswith(f"s3://emulator-{PARTNER}-")
+    # without CatalogId: the local account's own sales.orders (a different table)
+    assert (
+        f"emulator-{LOCAL_ACCOUNT}-"
+        in glue.get_table(DatabaseName="sales", Name="orders")["Table"]["StorageDescriptor"][
+            "Location"
+        ]
+    )
     with pytest.raises(ClientError) as denied:
         glue.get_table(CatalogId=RESTRICTED, DatabaseName="sales", Name="orders")
     assert denied.value.response["Error"]["Code"] == "AccessDeniedException"
-    assert f"glue:GetTable on resource: arn:aws:glue:eu-west-1:{RESTRICTED}:catalog" in str(denied.value)
+    assert f"glue:GetTable on resource: arn:aws:glue:eu-west-1:{RESTRICTED}:catalog" in str(
+        denied.value
+    )

@@ -54,14 +54,17 @@ class TestSparkFailures:
 
     def test_missing_grant_shows_access_denied(self, project, deps, spark_emulator):
         since = len(spark_emulator.submissions)
-        results, output = run_dbt_and_capture(["run", "--select", "restricted_orders"], expect_pass=False)
+        results, output = run_dbt_and_capture(
+            ["run", "--select", "restricted_orders"], expect_pass=False
+        )
         assert [r.status for r in model_results(results)] == ["error"]
         text = " ".join(output.split())
         assert "Status: FAILED" in text
         assert "Traceback (most recent call last)" in text
         assert "software.amazon.awssdk.services.glue.model.AccessDeniedException" in text
         assert re.search(
-            r"User: arn:aws:sts::123456789012:assumed-role/\S+ is not authorized to perform: glue:GetTable "
+            r"User: arn:aws:sts::123456789012:assumed-role/\S+ is not authorized to perform: "
+            r"glue:GetTable "
             rf"on resource: arn:aws:glue:eu-west-1:{RESTRICTED}:table/sales/orders",
             text,
         ), text[-3000:]
@@ -72,9 +75,13 @@ class TestSparkFailures:
 
     def test_separator_removed_through_engine_config(self, project, deps, spark_emulator):
         since = len(spark_emulator.submissions)
-        results, output = run_dbt_and_capture(["run", "--select", "orders_without_separator"], expect_pass=False)
+        results, output = run_dbt_and_capture(
+            ["run", "--select", "orders_without_separator"], expect_pass=False
+        )
         assert [r.status for r in model_results(results)] == ["error"]
-        [calc] = calculations_for(spark_emulator, project.test_schema, "orders_without_separator", since)
+        [calc] = calculations_for(
+            spark_emulator, project.test_schema, "orders_without_separator", since
+        )
         assert calc.spark_properties.get("spark.hadoop.aws.glue.catalog.separator") == ""
         assert calc.state == "FAILED"
         text = " ".join(output.split())
@@ -92,14 +99,17 @@ def test_missing_dispatch_entry_fails_at_compile_time(cli_project, emulator):
     project_yml.write_text(without)
     try:
         emulator.reset_counters()
-        result = dbt_cli(["run", "--select", "partner_orders_enriched"], cli_project, cli_project, emulator.env())
+        result = dbt_cli(
+            ["run", "--select", "partner_orders_enriched"], cli_project, cli_project, emulator.env()
+        )
     finally:
         project_yml.write_text(original)
     output = " ".join((result.stdout + result.stderr).split())
     assert result.returncode != 0
     assert "create_table_as dispatches to package 'dbt_athena'" in output, output[-3000:]
     assert (
-        "search_order: ['dbt_athena_cross_account_integration_tests', 'dbt_athena_cross_account', 'dbt']"
+        "search_order: ['dbt_athena_cross_account_integration_tests', "
+        "'dbt_athena_cross_account', 'dbt']"
         in output
     )
     assert emulator.calls["StartSession"] == 0  # failed before any Spark session
@@ -109,7 +119,10 @@ def test_missing_dispatch_entry_fails_at_compile_time(cli_project, emulator):
 def test_missing_plugin_fails_at_compile_time(cli_project, emulator, python_without_plugin):
     emulator.reset_counters()
     result = dbt_cli(
-        ["run", "--select", "partner_orders_enriched"], cli_project, cli_project, emulator.env(),
+        ["run", "--select", "partner_orders_enriched"],
+        cli_project,
+        cli_project,
+        emulator.env(),
         python=python_without_plugin,
     )
     output = " ".join((result.stdout + result.stderr).split())

@@ -7,9 +7,9 @@ dbt-athena's incremental path (a __dbt_tmp table written by Spark, then Athena's
 from __future__ import annotations
 
 import pytest
-from athena_spark_emulator import sql
 from dbt.tests.util import run_dbt
 
+from athena_spark_emulator import sql
 from tests.conftest import REPO_ROOT
 from tests.integration.conftest import (
     DISPATCH,
@@ -59,7 +59,9 @@ class TestIncrementalCrossAccount:
         [result] = model_results(run_dbt(["run"]))
         assert result.status == "success"
         # incremental path: Spark wrote the __dbt_tmp table, Athena SQL appended it
-        [tmp] = calculations_for(spark_emulator, schema, "partner_orders_incremental__dbt_tmp", second)
+        [tmp] = calculations_for(
+            spark_emulator, schema, "partner_orders_incremental__dbt_tmp", second
+        )
         assert tmp.state == "COMPLETED"
         assert tmp.spark_properties.get("spark.hadoop.aws.glue.catalog.separator") == "/"
         assert any("insert into" in q.lower() for q in sql.APPLIED[applied:]), sql.SEEN[seen:]

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from athena_spark_emulator import LOCAL_ACCOUNT
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
+from athena_spark_emulator import LOCAL_ACCOUNT
 from tests.integration.conftest import (
     DISPATCH,
     PARTNER,
@@ -38,8 +38,12 @@ def stock_spark_block() -> str:
     """dbt-athena's own athena__py_get_spark_dbt_object() text, from the installed package."""
     import dbt.include.athena as include
 
-    text = (Path(include.__file__).parent / "macros" / "adapters" / "python_submissions.sql").read_text()
-    body = text.split("{%- macro athena__py_get_spark_dbt_object() -%}", 1)[1].split("{%- endmacro -%}", 1)[0]
+    text = (
+        Path(include.__file__).parent / "macros" / "adapters" / "python_submissions.sql"
+    ).read_text()
+    body = text.split("{%- macro athena__py_get_spark_dbt_object() -%}", 1)[1].split(
+        "{%- endmacro -%}", 1
+    )[0]
     return body.strip()
 
 
@@ -99,7 +103,9 @@ class TestScenarios:
         ]
 
     def test_1_opted_in_session_and_code(self, run, spark_emulator):
-        [calc] = calculations_for(spark_emulator, run["schema"], "partner_orders_enriched", run["since"])
+        [calc] = calculations_for(
+            spark_emulator, run["schema"], "partner_orders_enriched", run["since"]
+        )
         assert calc.state == "COMPLETED"
         assert calc.spark_properties.get("spark.hadoop.aws.glue.catalog.separator") == "/"
         assert catalog_map_in(calc.code) == {"partner_catalog": PARTNER}
@@ -136,7 +142,9 @@ class TestScenarios:
             {"order_id": 1, "customer_id": 1, "amount": 5.0},
             {"order_id": 2, "customer_id": 3, "amount": 6.0},
         ]
-        [calc] = calculations_for(spark_emulator, run["schema"], "federated_orders_fallback", run["since"])
+        [calc] = calculations_for(
+            spark_emulator, run["schema"], "federated_orders_fallback", run["since"]
+        )
         assert catalog_map_in(calc.code) == {}
 
     def test_5_hyphens_and_upper_case(self, run, spark_emulator):
@@ -144,18 +152,31 @@ class TestScenarios:
             {"order_id": 101, "sku": "SKU-1", "quantity": 2},
             {"order_id": 102, "sku": "SKU-2", "quantity": 1},
         ]
-        [calc] = calculations_for(spark_emulator, run["schema"], "partner_order_lines", run["since"])
+        [calc] = calculations_for(
+            spark_emulator, run["schema"], "partner_order_lines", run["since"]
+        )
         assert catalog_map_in(calc.code) == {"Partner_Catalog": PARTNER}
 
     def test_local_account_tables_untouched(self, run):
         # the owner's table is still the owner's: nothing was written to account 999999999999
-        assert [r["order_id"] for r in rows("sales", "orders", PARTNER, order_by="order_id")] == [101, 102, 103]
-        assert [r["order_id"] for r in rows("sales", "orders", LOCAL_ACCOUNT, order_by="order_id")] == [1, 2]
+        assert [r["order_id"] for r in rows("sales", "orders", PARTNER, order_by="order_id")] == [
+            101,
+            102,
+            103,
+        ]
+        assert [
+            r["order_id"] for r in rows("sales", "orders", LOCAL_ACCOUNT, order_by="order_id")
+        ] == [1, 2]
 
     def test_calculation_api_calls_served(self, run):
         served = {action for action in run["calls"] if action in CALCULATION_API}
         # what dbt-athena 1.11 calls for table models: a session per engine config, then
         # one calculation per model, polled with GetCalculationExecution
-        assert {"StartSession", "StartCalculationExecution", "GetCalculationExecution"} <= served
+        assert {
+            "StartSession",
+            "GetSessionStatus",
+            "StartCalculationExecution",
+            "GetCalculationExecution",
+        } <= served
         assert run["calls"]["StartCalculationExecution"] == 6
         print("Calculation API calls:", {a: run["calls"][a] for a in sorted(served)})
