@@ -25,6 +25,7 @@ import io
 import linecache
 import os
 import re
+import sys
 import threading
 import traceback
 from typing import Any, Dict, Mapping, Optional, Tuple
@@ -45,7 +46,6 @@ def get_spark() -> Any:
     global _SPARK, SPARK_SESSIONS_STARTED
     with _SPARK_LOCK:
         if _SPARK is None:
-            os.environ.setdefault("PYSPARK_PYTHON", os.environ.get("PYSPARK_PYTHON", "python3"))
             from pyspark.sql import SparkSession
 
             warehouse = catalog_module.CATALOG.warehouse / "spark-warehouse"
@@ -59,6 +59,10 @@ def get_spark() -> Any:
                 .config("spark.driver.memory", "1g")
                 .config("spark.sql.session.timeZone", "UTC")
                 .config("spark.ui.showConsoleProgress", "false")
+                .config("spark.driver.host", "127.0.0.1")  # loopback only
+                .config("spark.driver.bindAddress", "127.0.0.1")
+                # Python workers (UDFs, pandas) run this interpreter, not python3 from PATH
+                .config("spark.pyspark.python", sys.executable)
                 .getOrCreate()
             )
             _SPARK.sparkContext.setLogLevel("ERROR")
