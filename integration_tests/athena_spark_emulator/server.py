@@ -94,9 +94,10 @@ class Emulator:
     def stop(self) -> None:
         global _ACTIVE
         self._server.stop()
-        _ACTIVE = None
-        BaseResponse.call_action = _original_call_action  # type: ignore[method-assign]
-        sql.uninstall()
+        if _ACTIVE is self or _ACTIVE is None:  # another emulator started since keeps its hooks
+            _ACTIVE = None
+            BaseResponse.call_action = _original_call_action  # type: ignore[method-assign]
+            sql.uninstall()
         self.catalog.cleanup()
 
     def __enter__(self) -> Emulator:
