@@ -4,6 +4,17 @@ the Spark Calculation API from ``calculations.py``.
 
 It also counts calls per action (``emulator.calls["GetDataCatalog"]``) and can inject
 latency or AWS errors per action, for tests and benchmarks.
+
+Executors: the default ``calculations.completed_without_running`` completes every
+calculation without running it; ``Emulator(executor="spark")`` (or
+``emulator.using_executor("spark")``) runs the code in real local PySpark over the Glue
+catalog of ``catalog.py``. Realism switches, off by default so the instant mode stays
+plain moto: ``glue_owner_routing`` (Glue ``CatalogId`` -> the owner's Glue, with grants) and
+``session_lifecycle`` (sessions CREATING -> IDLE, BUSY while calculating).
+
+    with Emulator(executor="spark") as emu:
+        emu.seed("integration_tests/fixtures/two_accounts.yml")
+        env = emu.env()   # AWS_ENDPOINT_URL + dummy credentials for dbt
 """
 
 from __future__ import annotations
