@@ -13,7 +13,7 @@ import tarfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import pytest
 
@@ -44,7 +44,12 @@ def clean_env(**extra: str) -> Dict[str, str]:
 
 
 def run_python(
-    python: Path, code: str, cwd: Path, env: Optional[Dict[str, str]] = None, args: List[str] = (), timeout: int = 300
+    python: Path,
+    code: str,
+    cwd: Path,
+    env: Dict[str, str] | None = None,
+    args: List[str] = (),
+    timeout: int = 300,
 ) -> subprocess.CompletedProcess:
     """``python -c CODE`` in a fresh process, from ``cwd`` (never the repository root)."""
     return subprocess.run(
@@ -102,12 +107,16 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
 
 def bare_venv(root: Path) -> Path:
     """A venv with nothing installed, not even pip (fast to create); returns its python."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120
+    )
     return root / "bin" / "python"
 
 
 def purelib(python: Path) -> Path:
-    out = run_python(python, "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=python.parent)
+    out = run_python(
+        python, "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=python.parent
+    )
     assert out.returncode == 0, out.stderr
     return Path(out.stdout.strip())
 
@@ -143,7 +152,8 @@ def python_without_dbt_athena(tmp_path_factory: pytest.TempPathFactory) -> Path:
     probe = run_python(
         python,
         "import dbt.version, dbt_athena_cross_account\n"
-        "try:\n    import dbt.adapters.athena\nexcept ImportError as e:\n    print('no athena:', e)\n",
+        "try:\n    import dbt.adapters.athena\n"
+        "except ImportError as e:\n    print('no athena:', e)\n",
         cwd=python.parent,
     )
     assert probe.returncode == 0, probe.stderr

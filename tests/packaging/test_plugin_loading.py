@@ -38,7 +38,8 @@ print("REPORT=" + json.dumps({{
     "wrapped": hasattr(fn, "__wrapped__"),
     "available": sorted(n for n in AthenaAdapter._available_ if n in _adapter.METHODS),
     "parse_stubs_ours": sorted(
-        n for n, (_f, stub) in _adapter.METHODS.items() if AthenaAdapter._parse_replacements_.get(n) is stub
+        n for n, (_f, stub) in _adapter.METHODS.items()
+        if AthenaAdapter._parse_replacements_.get(n) is stub
     ),
     "methods": sorted(_adapter.METHODS),
     "reinstall": _patch.install(AthenaAdapter),
@@ -74,7 +75,8 @@ SCENARIOS = {
         import sys
         from dbt.adapters.athena.impl import AthenaAdapter
         assert "{MODULE}" not in sys.modules
-        assert "{METHOD}" not in AthenaAdapter.__dict__ and "{METHOD}" not in AthenaAdapter._available_
+        assert "{METHOD}" not in AthenaAdapter.__dict__
+        assert "{METHOD}" not in AthenaAdapter._available_
         import {MODULE}
     """,
     "dbt_plugin_discovery": f"""
@@ -94,11 +96,13 @@ def test_import_order_registers_the_methods(scenario: str, tmp_path: Path) -> No
 
 
 def test_imported_twice_registers_once(tmp_path: Path) -> None:
-    code = f"""
+    code = (
+        f"""
 import importlib, sys
 import {MODULE} as first
 from dbt.adapters.athena.impl import AthenaAdapter
-fn, available, stubs = AthenaAdapter.__dict__["{METHOD}"], AthenaAdapter._available_, dict(AthenaAdapter._parse_replacements_)
+fn = AthenaAdapter.__dict__["{METHOD}"]
+available, stubs = AthenaAdapter._available_, dict(AthenaAdapter._parse_replacements_)
 importlib.reload(first)
 # a second, independent copy of the plugin's modules (new function objects)
 for name in [m for m in sys.modules if m == "{MODULE}" or m.startswith("{MODULE}.")]:
@@ -108,7 +112,9 @@ assert second is not first and second.installed() is True
 assert AthenaAdapter.__dict__["{METHOD}"] is fn, "the second import replaced or wrapped the method"
 assert AthenaAdapter._available_ == available
 assert AthenaAdapter._parse_replacements_ == stubs
-""" + REPORT
+"""
+        + REPORT
+    )
     seen = report(run_python(PYTHON, code, cwd=tmp_path))
     # REPORT imports _adapter from the *second* copy; the class still holds the first one's
     # function, so "is_ours" is False here, and the assertions above carry the check.
@@ -124,7 +130,9 @@ project = sys.argv[1]
 assert "{MODULE}" not in sys.modules
 rows = []
 for i in range(5):
-    res = dbtRunner().invoke(["run-operation", "probe", "--project-dir", project, "--profiles-dir", project])
+    res = dbtRunner().invoke(
+        ["run-operation", "probe", "--project-dir", project, "--profiles-dir", project]
+    )
     from dbt.adapters.athena.impl import AthenaAdapter
     from {MODULE} import _adapter
     fn = AthenaAdapter.__dict__["{METHOD}"]
@@ -135,7 +143,10 @@ for i in range(5):
         "is_ours": fn is _adapter.{METHOD},
         "wrapped": hasattr(fn, "__wrapped__"),
         "available": sorted(n for n in AthenaAdapter._available_ if n in _adapter.METHODS),
-        "stubs": sorted(n for n, (_f, s) in _adapter.METHODS.items() if AthenaAdapter._parse_replacements_.get(n) is s),
+        "stubs": sorted(
+            n for n, (_f, s) in _adapter.METHODS.items()
+            if AthenaAdapter._parse_replacements_.get(n) is s
+        ),
     }})
 print("ROWS=" + json.dumps(rows))
 """
@@ -148,10 +159,14 @@ PROBE_MACRO = """
 """
 
 
-def write_project(root: Path, name: str, profile_target: Dict[str, Any], extra: Dict[str, Any] = ()) -> Path:
+def write_project(
+    root: Path, name: str, profile_target: Dict[str, Any], extra: Dict[str, Any] = ()
+) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "dbt_project.yml").write_text(
-        yaml.safe_dump({"name": name, "version": "1.0", "config-version": 2, "profile": name, **dict(extra)})
+        yaml.safe_dump(
+            {"name": name, "version": "1.0", "config-version": 2, "profile": name, **dict(extra)}
+        )
     )
     (root / "profiles.yml").write_text(
         yaml.safe_dump({name: {"target": "dev", "outputs": {"dev": profile_target}}})
@@ -159,7 +174,9 @@ def write_project(root: Path, name: str, profile_target: Dict[str, Any], extra: 
     return root
 
 
-def test_five_dbt_runner_invocations_register_once_and_stack_nothing(emulator, tmp_path: Path) -> None:
+def test_five_dbt_runner_invocations_register_once_and_stack_nothing(
+    emulator, tmp_path: Path
+) -> None:
     ensure_data_catalog(emulator, "partner_catalog", "GLUE", {"catalog-id": "999999999999"})
     project = write_project(tmp_path / "proj", "probe_project", athena_target(schema="loading"))
     (project / "macros").mkdir()
@@ -174,7 +191,9 @@ def test_five_dbt_runner_invocations_register_once_and_stack_nothing(emulator, t
         timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    rows = json.loads(next(l for l in proc.stdout.splitlines() if l.startswith("ROWS="))[len("ROWS=") :])
+    rows = json.loads(
+        next(x for x in proc.stdout.splitlines() if x.startswith("ROWS="))[len("ROWS=") :]
+    )
     assert len(rows) == 5
     for row in rows:
         assert row["success"], row["exception"]
@@ -182,15 +201,21 @@ def test_five_dbt_runner_invocations_register_once_and_stack_nothing(emulator, t
         assert row["available"] == row["stubs"] and METHOD in row["available"]
     assert len({row["fn_id"] for row in rows}) == 1, "the method object changed between invocations"
     # every invocation really called the plugin's method against the emulator
-    probes = [l for l in proc.stdout.splitlines() if l.startswith("PROBE=")]
-    assert [json.loads(p[len("PROBE=") :]) for p in probes] == [{"partner_catalog": "999999999999"}] * 5
+    probes = [x for x in proc.stdout.splitlines() if x.startswith("PROBE=")]
+    assert [json.loads(p[len("PROBE=") :]) for p in probes] == [
+        {"partner_catalog": "999999999999"}
+    ] * 5
     assert 1 <= emulator.calls["GetDataCatalog"] <= 5
     assert emulator.calls["ListDataCatalogs"] == 0
 
 
 # ---- without dbt-athena -----------------------------------------------------------------
-def test_without_dbt_athena_import_is_a_silent_no_op(python_without_dbt_athena: Path, tmp_path: Path) -> None:
-    plain = run_python(python_without_dbt_athena, f"import {MODULE}", cwd=tmp_path, args=["-W", "error"])
+def test_without_dbt_athena_import_is_a_silent_no_op(
+    python_without_dbt_athena: Path, tmp_path: Path
+) -> None:
+    plain = run_python(
+        python_without_dbt_athena, f"import {MODULE}", cwd=tmp_path, args=["-W", "error"]
+    )
     assert (plain.returncode, plain.stdout, plain.stderr) == (0, "", "")
     code = f"""
 import sys
@@ -203,7 +228,9 @@ assert not any(k.startswith("dbt.adapters.athena") for k in sys.modules)
 assert not any(k.startswith("{MODULE}._") for k in sys.modules), "the patch modules were imported"
 print("OK", m.__version__)
 """
-    proc = run_python(python_without_dbt_athena, code, cwd=tmp_path, args=["-W", "error::UserWarning"])
+    proc = run_python(
+        python_without_dbt_athena, code, cwd=tmp_path, args=["-W", "error::UserWarning"]
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("OK "), proc.stdout
 

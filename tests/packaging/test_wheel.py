@@ -13,7 +13,6 @@ from importlib import metadata, util
 from pathlib import Path
 from typing import Dict, Set
 
-import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
@@ -61,23 +60,39 @@ def test_wheel_holds_only_the_plugin_package_py_typed_and_dist_info(built: Built
     expected = sorted(
         f"{MODULE}/{p.relative_to(PLUGIN_DIR).as_posix()}"
         for p in PLUGIN_DIR.rglob("*")
-        if p.is_file() and (p.suffix == ".py" or p.name == "py.typed") and "__pycache__" not in p.parts
+        if p.is_file()
+        and (p.suffix == ".py" or p.name == "py.typed")
+        and "__pycache__" not in p.parts
     )
     assert package == expected
     assert f"{MODULE}/py.typed" in package
     assert f"{MODULE}/__init__.py" in package
-    extra = sorted(n for n in names if n.startswith(info) and n[len(info) :] not in ("METADATA", "WHEEL", "RECORD"))
+    extra = sorted(
+        n
+        for n in names
+        if n.startswith(info) and n[len(info) :] not in ("METADATA", "WHEEL", "RECORD")
+    )
     assert all(n[len(info) :].startswith("licenses/") for n in extra), extra
 
 
 def test_sdist_is_a_complete_source_of_plugin_and_dbt_package(built: Built) -> None:
     root = built.sdist_names()[0].split("/")[0]
     relative = {n[len(root) + 1 :] for n in built.sdist_names() if n.startswith(root + "/")}
-    for needed in ("pyproject.toml", "README.md", "dbt_project.yml", f"plugin/{MODULE}/__init__.py", f"plugin/{MODULE}/py.typed"):
+    for needed in (
+        "pyproject.toml",
+        "README.md",
+        "dbt_project.yml",
+        f"plugin/{MODULE}/__init__.py",
+        f"plugin/{MODULE}/py.typed",
+    ):
         assert needed in relative, needed
     macros = {p.relative_to(REPO_ROOT).as_posix() for p in (REPO_ROOT / "macros").glob("*.sql")}
     assert macros and macros <= relative, sorted(macros - relative)
-    junk = sorted(n for n in relative if "__pycache__" in n or "/target/" in n or "dbt_packages/" in n or n.startswith(".venv"))
+    junk = sorted(
+        n
+        for n in relative
+        if "__pycache__" in n or "/target/" in n or "dbt_packages/" in n or n.startswith(".venv")
+    )
     assert not junk, junk
 
 
@@ -103,7 +118,9 @@ def test_metadata_declares_runtime_dependencies_without_tight_upper_pins(built: 
         assert name in reqs, f"{name} missing from Requires-Dist: {sorted(reqs)}"
     for name in ("dbt-core", "dbt-athena"):
         lower = [Version(s.version) for s in reqs[name].specifier if s.operator == ">="]
-        assert lower == [Version("1.9")], f"{name}: lowest tested version is 1.9, declared {reqs[name]}"
+        assert lower == [Version("1.9")], (
+            f"{name}: lowest tested version is 1.9, declared {reqs[name]}"
+        )
     for req in reqs.values():
         for spec in req.specifier:
             assert spec.operator not in ("==", "===", "~="), f"pinned: {req}"
@@ -130,22 +147,23 @@ def _distribution_of(module: str) -> str:
     for name in metadata.packages_distributions().get(top, []):
         dist = metadata.distribution(name)
         for f in dist.files or ():
-            if f.parts[0] == top and f.name == origin.name and Path(str(dist.locate_file(f))).resolve() == origin:
+            if (
+                f.parts[0] == top
+                and f.name == origin.name
+                and Path(str(dist.locate_file(f))).resolve() == origin
+            ):
                 return canonicalize_name(name)
     raise AssertionError(f"no installed distribution owns {origin}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dbt_common is imported by plugin/_adapter.py and _doctor.py but dbt-common is not "
-    "declared in pyproject.toml (see .h3-proposed-fixes.md); remove this marker with that fix",
-)
 def test_every_third_party_import_of_the_plugin_is_a_declared_dependency(built: Built) -> None:
     modules = set()
     for path in PLUGIN_DIR.rglob("*.py"):
         modules |= _imported_modules(path)
     modules = {
-        m for m in modules if m.split(".")[0] not in sys.stdlib_module_names and m.split(".")[0] != MODULE
+        m
+        for m in modules
+        if m.split(".")[0] not in sys.stdlib_module_names and m.split(".")[0] != MODULE
     }
     assert any(m.startswith("dbt.adapters.athena") for m in modules)  # the scan sees imports
     used = {m: _distribution_of(m) for m in sorted(modules)}
@@ -169,11 +187,24 @@ print(json.dumps({{
 """
 
 
-def test_wheel_installs_into_an_empty_venv_and_import_is_a_silent_no_op(built: Built, tmp_path: Path) -> None:
+def test_wheel_installs_into_an_empty_venv_and_import_is_a_silent_no_op(
+    built: Built, tmp_path: Path
+) -> None:
     python = bare_venv(tmp_path / "venv")
     # this venv's pip installs into the empty one, which has no pip and no dbt of its own
     install = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q", str(built.wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--no-index",
+            "-q",
+            str(built.wheel),
+        ],
         cwd=tmp_path,
         env=clean_env(),
         capture_output=True,
@@ -192,7 +223,8 @@ def test_wheel_installs_into_an_empty_venv_and_import_is_a_silent_no_op(built: B
     seen = json.loads(probe.stdout)
     assert seen["version"] == seen["dist_version"] == source_version()
     site = purelib(python)
-    assert Path(seen["file"]).resolve().parent == (site / MODULE).resolve()  # the wheel, not the repo
+    assert (
+        Path(seen["file"]).resolve().parent == (site / MODULE).resolve()
+    )  # the wheel, not the repo
     assert seen["installed"] is False
     assert seen["dbt_loaded"] == []  # not even dbt-core was there to import
-
