@@ -1,0 +1,229 @@
+"""The four measurements of issue 6. Each returns plain data; run.py formats it.
+
+All of them run against one local emulator (moto + the Calculation API) in its instant
+mode: every Spark calculation completes at once and nothing runs Spark.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, List, Sequence, Tuple, TypeVar
+
+import project as P
+
+COUNTED = ("ListDataCatalogs", "GetDataCatalog")
+T = TypeVar("T")
+
+
+def register_glue_catalogs(emulator, total: int) -> Dict[str, str]:
+    """Make exactly ``total`` GLUE catalogs exist (the referenced one first); return their map."""
+    wanted = {P.REFERENCED_CATALOG: P.PARTNER_ACCOUNT}
+    wanted.update({f"other_catalog_{i:03d}": f"{100000000000 + i:012d}" for i in range(1, total)})
+    athena = emulator.client("athena")
+    present = {c["CatalogName"] for c in athena.list_data_catalogs()["DataCatalogsSummary"]}
+    for name in present - set(wanted) - {"AwsDataCatalog"}:
+        athena.delete_data_catalog(Name=name)
+    for name, account in wanted.items():
+        if name not in present:
+            athena.create_data_catalog(Name=name, Type="GLUE", Parameters={"catalog-id": account})
+    return wanted
+
+
+# ---- 1. API calls per dbt run -----------------------------------------------------------
+@dataclass
+class Cell:
+    n_models: int
+    threads: int
+    catalogs: int
+    variant: str
+    list_calls: int
+    get_calls: int
+    reads_partner_account: bool
+    seconds: float
+
+    @property
+    def calls(self) -> int:
+        return self.list_calls + self.get_calls
+
+
+def api_calls_grid(
+    emulator, root: Path, n_models: Sequence[int], threads: Sequence[int], catalogs: Sequence[int]
+) -> List[Cell]:
+    """One real in-process ``dbt run`` per cell; calls counted at the emulator."""
+    cells = []
+    for n_catalogs in catalogs:
+        register_glue_catalogs(emulator, n_catalogs)
+        for n in n_models:
+            for variant in P.VARIANTS:
+                project = P.write_project(root, variant, n)
+                for t in threads:
+                    before = len(emulator.submissions)
+                    emulator.reset_counters()
+                    seconds = P.dbt_in_process(["run", "--threads", str(t)], project)
+                    codes = [c.code for c in emulator.submissions[before:]]
+                    assert len(codes) == n, (variant, n, len(codes))
+                    cells.append(
+                        Cell(
+                            n,
+                            t,
+                            n_catalogs,
+                            variant,
+                            emulator.calls["ListDataCatalogs"],
+                            emulator.calls["GetDataCatalog"],
+                            all(P.PARTNER_ACCOUNT in code for code in codes),
+                            seconds,
+                        )
+                    )
+                    print(f"  calls {cells[-1]}", flush=True)
+    return cells
+
+
+# ---- 2. render overhead ---------------------------------------------------------------
+def interleaved(arms: Dict[str, Callable[[], T]], repeats: int) -> Dict[str, List[T]]:
+    """Run the arms round-robin ``repeats`` times; return each arm's timings."""
+    times: Dict[str, List[T]] = {name: [] for name in arms}
+    for _ in range(repeats):
+        for name, arm in arms.items():
+            times[name].append(arm())
+    return times
+
+
+def render_overhead(
+    root: Path, n_models: int, repeats: int, threads: int = 1
+) -> Dict[str, List[float]]:
+    """Wall time of ``dbt run``: N opted-in models against the same N not opted in."""
+    projects = {
+        "opted_in": P.write_project(root, "product", n_models, opted_in=True),
+        "not_opted_in": P.write_project(root, "product", n_models, opted_in=False),
+    }
+    for project in projects.values():  # warm partial parse, outside the timings
+        P.dbt_in_process(["parse"], project)
+    arms = {
+        name: (
+            lambda project=project: P.dbt_in_process(["run", "--threads", str(threads)], project)
+        )
+        for name, project in projects.items()
+    }
+    return interleaved(arms, repeats)
+
+
+# ---- 3. import cost -------------------------------------------------------------------
+# Wall and CPU time of the plugin's import, in a fresh process with dbt-athena loaded.
+IMPORT_PROBE = """
+import time, dbt.adapters.athena
+wall, cpu = time.perf_counter(), time.process_time()
+import dbt_athena_cross_account
+print(time.perf_counter() - wall, time.process_time() - cpu)
+"""
+
+
+def import_seconds(repeats: int) -> Dict[str, List[float]]:
+    """Import time of the plugin with dbt-athena already loaded, each in a fresh process."""
+    samples: Dict[str, List[float]] = {"wall": [], "cpu": []}
+    for _ in range(repeats):
+        out = subprocess.run(
+            [sys.executable, "-c", IMPORT_PROBE], check=True, capture_output=True, text=True
+        )
+        wall, cpu = out.stdout.split()[-2:]
+        samples["wall"].append(float(wall))
+        samples["cpu"].append(float(cpu))
+    return samples
+
+
+def python_without_plugin(root: Path) -> Path:
+    """A pip-less venv linking every entry of this one's site-packages except the plugin
+    (the same trick as tests/conftest.py's ``python_without_plugin`` fixture)."""
+    venv = root / "venv-noplugin"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        purelib = subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+            if not entry.name.lower().startswith("dbt_athena_cross_account"):
+                (Path(purelib) / entry.name).symlink_to(entry)
+    probe = subprocess.run(
+        [str(python), "-c", "import dbt_athena_cross_account"], capture_output=True
+    )
+    assert probe.returncode != 0, "the plugin is importable in the environment without it"
+    return python
+
+
+def parse_cost(root: Path, n_models: int, repeats: int) -> Dict[str, List[Tuple[float, float]]]:
+    """``dbt parse --no-partial-parse`` in fresh processes, with and without the plugin:
+    (wall, CPU) seconds per run."""
+    project = P.write_project(root, "product", n_models)
+    without = python_without_plugin(root)
+    arms = {
+        "with_plugin": lambda: P.dbt_subprocess(["parse", "--no-partial-parse"], project),
+        "without_plugin": lambda: P.dbt_subprocess(
+            ["parse", "--no-partial-parse"], project, python=without
+        ),
+    }
+    return interleaved(arms, repeats)
+
+
+# ---- 4. many catalogs with latency ------------------------------------------------------
+# The resolver runs in its own process, as dbt does against a remote AWS: in this process
+# it would share the GIL with the emulator's request threads, which penalises concurrency.
+LATENCY_PROBE = """
+import json, sys, time
+from dbt.adapters.athena.config import get_boto3_config
+from dbt.adapters.athena.utils import get_catalog_id
+import boto3
+from dbt_athena_cross_account.resolver import MAX_IN_FLIGHT, CatalogResolver
+
+region, repeats = sys.argv[1], int(sys.argv[2])
+# as the adapter builds its client: dbt-athena's retry config, so retries are kept
+client = boto3.client("athena", region_name=region, config=get_boto3_config(num_retries=3))
+out = {"serial": [], "shipped": [], "maps": []}
+for _ in range(repeats):
+    for arm, in_flight in (("serial", 1), ("shipped", MAX_IN_FLIGHT)):
+        resolver = CatalogResolver(lambda: client, catalog_id_of=get_catalog_id,
+                                   max_in_flight=in_flight)
+        start = time.perf_counter()
+        out["maps"].append(resolver.catalog_map())
+        out[arm].append(time.perf_counter() - start)
+print(json.dumps(out))
+"""
+
+
+def latency_map(
+    emulator, n_catalogs: int, latency: float, repeats: int
+) -> Tuple[Dict[str, List[float]], Dict[str, str]]:
+    """The no-argument map, serial (max_in_flight=1) against the shipped resolver,
+    interleaved; every run must give the same map and make 1 List + N Get calls."""
+    expected = register_glue_catalogs(emulator, n_catalogs)
+    region = P.athena_target()["region_name"]
+    emulator.reset_counters()
+    emulator.latency.update({action: latency for action in COUNTED})
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", LATENCY_PROBE, str(region), str(repeats)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        for action in COUNTED:
+            emulator.latency.pop(action, None)
+    out = json.loads(done.stdout.splitlines()[-1])
+    assert all(result == expected for result in out["maps"]), "a map differs from the catalogs"
+    runs = 2 * repeats
+    assert emulator.calls["ListDataCatalogs"] == runs, dict(emulator.calls)
+    assert emulator.calls["GetDataCatalog"] == runs * n_catalogs, dict(emulator.calls)
+    return {"serial": out["serial"], "shipped": out["shipped"]}, expected
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
