@@ -168,15 +168,14 @@ class TestScenarios:
             r["order_id"] for r in rows("sales", "orders", LOCAL_ACCOUNT, order_by="order_id")
         ] == [1, 2]
 
-    def test_calculation_api_calls_served(self, run):
+    def test_calculation_api_calls_served(self, run, spark_emulator):
         served = {action for action in run["calls"] if action in CALCULATION_API}
-        # what dbt-athena 1.11 calls for table models: a session per engine config, then
-        # one calculation per model, polled with GetCalculationExecution
-        assert {
-            "StartSession",
-            "GetSessionStatus",
-            "StartCalculationExecution",
-            "GetCalculationExecution",
-        } <= served
-        assert run["calls"]["StartCalculationExecution"] == 6
+        # one calculation per model, polled with GetCalculationExecution. Sessions: dbt-athena
+        # keeps them in a module-level list keyed by invocation id, so in one process (as
+        # here, after other in-process dbt runs) it may reuse sessions and skip StartSession;
+        # the demo (a fresh process) shows StartSession and GetSessionStatus as well.
+        assert {"StartCalculationExecution", "GetCalculationExecution"} <= served
+        assert run["calls"]["StartCalculationExecution"] >= 6  # + BUSY rejections, if any
+        ran = spark_emulator.submissions[run["since"] :]
+        assert [c.state for c in ran] == ["COMPLETED"] * 6
         print("Calculation API calls:", {a: run["calls"][a] for a in sorted(served)})
