@@ -27,6 +27,7 @@ from dbt_athena_cross_account.resolver import (
     THROTTLING_CODES,
     classify,
     default_catalog_id,
+    error_code,
     is_local_catalog,
 )
 
@@ -125,13 +126,6 @@ class Identity:
 
 
 # ---- small helpers ----------------------------------------------------------------------
-def error_code(exc: BaseException) -> str:
-    response = getattr(exc, "response", None)
-    if isinstance(response, dict):
-        return str(response.get("Error", {}).get("Code", ""))
-    return ""
-
-
 def _status(exc: BaseException) -> int:
     response = getattr(exc, "response", None)
     if isinstance(response, dict):

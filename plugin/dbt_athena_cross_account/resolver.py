@@ -130,7 +130,8 @@ def classify(
     )
 
 
-def _error_code(exc: BaseException) -> str:
+def error_code(exc: BaseException) -> str:
+    """The AWS error code of a botocore ClientError, '' for anything else."""
     response = getattr(exc, "response", None)
     if isinstance(response, dict):
         return str(response.get("Error", {}).get("Code", ""))
@@ -150,7 +151,7 @@ def explain_client_error(
     exc: BaseException, action: str, catalog: Optional[str]
 ) -> CrossAccountCatalogError:
     """A CrossAccountCatalogError for a failed AWS call, naming the IAM action and the fix."""
-    code = _error_code(exc)
+    code = error_code(exc)
     subject = f"catalog '{catalog}'" if catalog else "the data catalog list"
     why = (
         "This permission is needed only because a model opted in with "
@@ -216,10 +217,10 @@ class CatalogResolver:
         try:
             response = self._athena().get_data_catalog(Name=name)
         except Exception as exc:
-            if _error_code(exc) in NOT_FOUND_CODES:
+            if error_code(exc) in NOT_FOUND_CODES:
                 self._debug(f"GetDataCatalog({name!r}) -> not found: {exc}")
                 return None
-            if _error_code(exc):
+            if error_code(exc):
                 raise explain_client_error(exc, "athena:GetDataCatalog", name) from exc
             raise
         # moto answers an unknown name with an empty body instead of an error.
@@ -245,7 +246,7 @@ class CatalogResolver:
                     else:
                         self._debug(f"skipping data catalog {name!r} of type {summary.get('Type')}")
         except Exception as exc:
-            if _error_code(exc):
+            if error_code(exc):
                 raise explain_client_error(exc, "athena:ListDataCatalogs", None) from exc
             raise
         return names
