@@ -179,6 +179,7 @@ def main() -> int:
 
         print("2. render overhead", f"(at {time.perf_counter() - started:.0f} s)", flush=True)
         runs = F.render_overhead(root, cfg["overhead_models"], cfg["overhead_repeats"], threads=8)
+        print("  render runs (s):", {k: [round(v, 2) for v in vs] for k, vs in runs.items()})
         on, off = F.median(runs["opted_in"]), F.median(runs["not_opted_in"])
         per_model_ms = (on - off) / cfg["overhead_models"] * 1000
         figs["render_overhead_ratio"] = (
