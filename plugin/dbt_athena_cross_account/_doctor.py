@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import contextlib
 from importlib import metadata
-from typing import Any, Dict, Iterable, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional
 
 from dbt.adapters.athena.config import get_boto3_config
 from dbt_common.exceptions import CompilationError
 
-from dbt_athena_cross_account import doctor
+if TYPE_CHECKING:
+    from dbt_athena_cross_account import doctor
+
+# doctor.py is imported on first use: every dbt command imports this plugin, few run the doctor.
 
 
 def _clients(adapter: Any) -> Dict[str, Any]:
@@ -43,6 +46,8 @@ def _clients(adapter: Any) -> Dict[str, Any]:
 
 
 def _models(models: Optional[Iterable[Mapping[str, Any]]]) -> List[doctor.ModelFacts]:
+    from dbt_athena_cross_account import doctor
+
     facts = []
     for model in models or []:
         engine = model.get("engine_config") or {}
@@ -74,6 +79,8 @@ def run_cross_account_doctor(
     setup: Optional[Mapping[str, Any]] = None,
 ) -> Dict[str, Any]:
     """Run every check; return ``{text, rows, pass, warn, fail, failed}`` for the macro."""
+    from dbt_athena_cross_account import doctor
+
     setup = dict(setup or {})
     with contextlib.suppress(metadata.PackageNotFoundError):
         setup.setdefault("plugin_version", metadata.version("dbt-athena-cross-account"))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Union
 
@@ -291,6 +290,8 @@ class CatalogResolver:
         spellings = list(unique.values())
         if len(spellings) <= 1:
             return {s.lower(): self.resolve_one(s) for s in spellings}
+        from concurrent.futures import ThreadPoolExecutor  # only when several names are resolved
+
         with ThreadPoolExecutor(max_workers=min(self._max_in_flight, len(spellings))) as pool:
             results = list(pool.map(self.resolve_one, spellings))
         return {s.lower(): r for s, r in zip(spellings, results)}
