@@ -182,12 +182,16 @@ def main() -> int:
         print("  render runs (s):", {k: [round(v, 2) for v in vs] for k, vs in runs.items()})
         on, off = F.median(runs["opted_in"]), F.median(runs["not_opted_in"])
         per_model_ms = (on - off) / cfg["overhead_models"] * 1000
+        # Load from other processes only ever adds time: the fastest runs are shown too.
+        best = min(runs["opted_in"]) / min(runs["not_opted_in"])
         figs["render_overhead_ratio"] = (
             on / off,
             f"{cfg['overhead_models']} models, 8 threads, median of {cfg['overhead_repeats']}: "
-            f"{on:.1f} s / {off:.1f} s, {per_model_ms:+.0f} ms per model",
+            f"{on:.1f} s / {off:.1f} s, {per_model_ms:+.0f} ms per model; fastest runs {best:.3f}",
         )
-        extra.update(render_opted_in_s=on, render_not_opted_in_s=off)
+        extra.update(
+            render_overhead_ratio_fastest=best, render_opted_in_s=on, render_not_opted_in_s=off
+        )
 
     print("3. import cost", f"(at {time.perf_counter() - started:.0f} s)", flush=True)
     imports = F.import_seconds(cfg["import_repeats"])
