@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import threading
 from typing import Any, Dict, Iterator, Tuple
 
@@ -79,13 +80,17 @@ def reuse_boto3() -> Iterator[None]:
 
     boto3.session.Session.client = client  # type: ignore[method-assign]
     athena_session.get_boto3_session_from_credentials = session_from_credentials
-    # AthenaConnection binds its session factory as a default argument.
-    AthenaConnection.__init__.__defaults__ = (
-        lambda conn: session_from_credentials(conn.credentials),
-    )
+    # dbt-athena >= 1.10's AthenaConnection binds its session factory as a default argument;
+    # 1.9's is a PyAthena Connection with no such parameter (its sessions are not reused).
+    has_factory = "boto_session_factory" in inspect.signature(AthenaConnection.__init__).parameters
+    if has_factory:
+        AthenaConnection.__init__.__defaults__ = (
+            lambda conn: session_from_credentials(conn.credentials),
+        )
     try:
         yield
     finally:
         boto3.session.Session.client = _original_client  # type: ignore[method-assign]
         athena_session.get_boto3_session_from_credentials = original_from_credentials
-        AthenaConnection.__init__.__defaults__ = original_defaults
+        if has_factory:
+            AthenaConnection.__init__.__defaults__ = original_defaults
