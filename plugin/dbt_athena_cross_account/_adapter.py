@@ -12,11 +12,11 @@ import threading
 from importlib import metadata
 from typing import Any, Dict, Iterable, List, Optional, Union
 
-from dbt.adapters.athena.config import get_boto3_config
 from dbt.adapters.athena.constants import LOGGER
 from dbt.adapters.athena.utils import get_catalog_id
 from dbt_common.exceptions import CompilationError
 
+from dbt_athena_cross_account._aws import connection_clients
 from dbt_athena_cross_account._doctor import parse_stub as _doctor_stub
 from dbt_athena_cross_account._doctor import run_cross_account_doctor
 from dbt_athena_cross_account.resolver import CatalogResolver, CrossAccountCatalogError
@@ -24,21 +24,6 @@ from dbt_athena_cross_account.resolver import CatalogResolver, CrossAccountCatal
 MARKER = "_dbt_athena_cross_account_"
 _RESOLVER_ATTR = "_dbt_athena_cross_account_resolver"
 _resolver_lock = threading.Lock()
-
-
-def _athena_client(adapter: Any) -> Any:
-    from dbt.adapters.athena.impl import boto3_client_lock
-
-    conn = adapter.connections.get_thread_connection()
-    creds = conn.credentials
-    handle = conn.handle
-    retries = getattr(creds, "effective_num_retries", None) or creds.num_retries
-    with boto3_client_lock:
-        return handle.session.client(
-            "athena",
-            region_name=handle.region_name,
-            config=get_boto3_config(num_retries=retries),
-        )
 
 
 def resolver_for(adapter: Any) -> CatalogResolver:
@@ -49,7 +34,7 @@ def resolver_for(adapter: Any) -> CatalogResolver:
             resolver = adapter.__dict__.get(_RESOLVER_ATTR)
             if resolver is None:
                 resolver = CatalogResolver(
-                    client_factory=lambda: _athena_client(adapter),
+                    client_factory=lambda: connection_clients(adapter, "athena")[0]["athena"],
                     catalog_id_of=get_catalog_id,
                     debug=LOGGER.debug,
                 )

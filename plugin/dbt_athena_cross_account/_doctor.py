@@ -12,8 +12,9 @@ import contextlib
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional
 
-from dbt.adapters.athena.config import get_boto3_config
 from dbt_common.exceptions import CompilationError
+
+from dbt_athena_cross_account._aws import connection_clients
 
 if TYPE_CHECKING:
     from dbt_athena_cross_account import doctor
@@ -22,24 +23,7 @@ if TYPE_CHECKING:
 
 
 def _clients(adapter: Any) -> Dict[str, Any]:
-    from dbt.adapters.athena.impl import boto3_client_lock
-
-    conn = adapter.connections.get_thread_connection()
-    creds = conn.credentials
-    handle = conn.handle
-    retries = getattr(creds, "effective_num_retries", None) or creds.num_retries
-    config = get_boto3_config(num_retries=retries)
-    # dbt-athena 1.9's handle has no region_name; the profile always has one.
-    region = (
-        getattr(handle, "region_name", None)
-        or getattr(creds, "region_name", None)
-        or handle.session.region_name
-    )
-    with boto3_client_lock:
-        clients = {
-            name: handle.session.client(name, region_name=region, config=config)
-            for name in ("athena", "glue", "s3", "sts")
-        }
+    clients, region, creds = connection_clients(adapter, "athena", "glue", "s3", "sts")
     clients["region"] = region
     clients["work_group"] = getattr(creds, "spark_work_group", None)
     return clients
