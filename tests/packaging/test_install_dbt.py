@@ -35,8 +35,7 @@ def wheel(index: Path, name: str, version: str, requires: Sequence[str] = ()) ->
     files = {
         f"{module}_standin.py": f"VERSION = {version!r}\n",
         f"{info}/METADATA": "Metadata-Version: 2.1\n"
-        f"Name: {name}\nVersion: {version}\n"
-        + "".join(f"Requires-Dist: {r}\n" for r in requires),
+        f"Name: {name}\nVersion: {version}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires),
         f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
         "Tag: py3-none-any\n",
     }
@@ -168,8 +167,6 @@ def test_an_extra_requirement_on_dbt_core_1_12_fails_loudly(venv: Path, index: P
 
 
 def test_usage_without_arguments() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=60
-    )
+    proc = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "CORE_SPEC ATHENA_SPEC" in proc.stderr
