@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
             except OSError as exc:
                 raise EmulatorError(f"cannot run {command[0]!r}: {exc.strerror}") from None
             code = child.wait()
-        except Interrupted:
+        except (Interrupted, KeyboardInterrupt):
             signals.shield()
             if child is not None:
                 _end_child(child)
@@ -169,7 +169,7 @@ def serve(args: argparse.Namespace) -> int:
             print(profiles_yml(args.profile), end="")
             print(f"\n# serving until Ctrl-C (Spark work group '{SPARK_WORK_GROUP}')", flush=True)
             threading.Event().wait()
-        except Interrupted:
+        except (Interrupted, KeyboardInterrupt):
             signals.shield()
             if emulator is not None:
                 emulator.stop()

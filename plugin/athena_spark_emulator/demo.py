@@ -107,6 +107,8 @@ def run_demo(emulator: object, project_dir: Path, seed_file: Path, dbt: Dbt) -> 
     emu.prepare()  # type: ignore[attr-defined]
     step(f"seeding two accounts from {seed_file}")
     emu.seed(seed_file)  # type: ignore[attr-defined]
+    step("starting local Spark (PySpark 3.5)")
+    emu.start_spark()  # type: ignore[attr-defined]
     for args in (["deps"], ["run"]):
         code = dbt(args)
         if code != 0:
@@ -161,7 +163,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             env.pop("AWS_PROFILE", None)
             dbt = Dbt(project_dir, env)
             code = run_demo(emulator, project_dir, seed_file, dbt)
-        except Interrupted:
+        except (Interrupted, KeyboardInterrupt):
             signals.shield()
             if dbt is not None:
                 dbt.end()

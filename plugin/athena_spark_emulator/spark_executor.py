@@ -30,6 +30,7 @@ import linecache
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -87,9 +88,17 @@ class _SparkProcess:
 SPARK = _SparkProcess()
 
 
+LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
+
+
 def _build_session(scratch: Path) -> Any:
     from pyspark.sql import SparkSession
 
+    # The driver binds to loopback; saying so also stops Spark's warnings about the host.
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # PySpark replaces the main thread's SIGINT handler; the host process keeps its own.
+    in_main = threading.current_thread() is threading.main_thread()
+    sigint = signal.getsignal(signal.SIGINT) if in_main else None
     session = (
         SparkSession.builder.master(os.environ.get("EMULATOR_SPARK_MASTER", "local[1]"))
         .appName("athena-spark-emulator")
@@ -105,9 +114,14 @@ def _build_session(scratch: Path) -> Any:
         .config("spark.driver.bindAddress", "127.0.0.1")
         # Python workers (UDFs, pandas) run this interpreter, not python3 from PATH
         .config("spark.pyspark.python", sys.executable)
+        .config(
+            "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J2_CONFIG.as_uri()}"
+        )
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
+    if in_main and sigint is not None:
+        signal.signal(signal.SIGINT, sigint)
     return session
 
 
@@ -287,6 +301,40 @@ def _patch_writer() -> None:
         setattr(DataFrameWriter, name, replacement)
 
 
+class _RoutedStdout:
+    """``sys.stdout`` while a calculation runs: the calculation thread's writes go to its
+    buffer, every other thread's to the real stdout (``contextlib.redirect_stdout`` would
+    swallow the whole process's output into the calculation's)."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+
+    def write(self, text: str) -> int:
+        buffer = getattr(_CONTEXT, "stdout", None)
+        return (buffer if buffer is not None else self.real).write(text)
+
+    def flush(self) -> None:
+        buffer = getattr(_CONTEXT, "stdout", None)
+        (buffer if buffer is not None else self.real).flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+@contextlib.contextmanager
+def captured_stdout(buffer: io.StringIO) -> Iterator[io.StringIO]:
+    """Capture this thread's ``sys.stdout`` writes into ``buffer``."""
+    routed = sys.stdout if isinstance(sys.stdout, _RoutedStdout) else _RoutedStdout(sys.stdout)
+    sys.stdout = routed
+    _CONTEXT.stdout = buffer
+    try:
+        yield buffer
+    finally:
+        _CONTEXT.stdout = None
+        if sys.stdout is routed:
+            sys.stdout = routed.real
+
+
 @contextlib.contextmanager
 def calculation_context(
     catalog: Catalog, spark_properties: Mapping[str, str]
@@ -353,7 +401,7 @@ class SparkExecutor:
                     "spark": AthenaSpark(real, context),
                 }
                 try:
-                    with contextlib.redirect_stdout(stdout):
+                    with captured_stdout(stdout):
                         exec(compile(code, filename, "exec"), namespace)
                 except BaseException as exc:  # report every failure as Athena does
                     # start at the submitted code's frame: the emulator's own frame is noise

@@ -51,7 +51,7 @@ def test_seeded_tables_objects_exist_in_s3_under_their_location(emu, monkeypatch
                                 "location": "s3://partner-placed-data/some/prefix/",
                             },
                         }
-                    }
+                    },
                 }
             }
         }

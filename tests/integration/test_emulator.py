@@ -233,3 +233,32 @@ def test_glue_api_catalog_id_reads_the_owner_and_checks_grants(emu):
     assert f"glue:GetTable on resource: arn:aws:glue:eu-west-1:{RESTRICTED}:catalog" in str(
         denied.value
     )
+
+
+def test_calculation_stdout_holds_only_what_the_calculation_printed(
+    emu, spark_executor, monkeypatch
+):
+    """Other threads' output while a calculation runs stays theirs (the demo relays dbt's
+    output meanwhile); before, the whole process's stdout went into the calculation's."""
+    import io
+
+    athena = emu.client("athena")
+    session = athena.start_session(
+        WorkGroup=SPARK_WORK_GROUP, EngineConfiguration={"MaxConcurrentDpus": 2}
+    )["SessionId"]
+    code = "import time\nprint('from the calculation')\ntime.sleep(2)\nprint('done')\n"
+    started = spark_executor.executed
+    calc_id = athena.start_calculation_execution(SessionId=session, CodeBlock=code)[
+        "CalculationExecutionId"
+    ]
+    [calc] = [c for c in emu.submissions if c.calculation_id == calc_id]
+    mine = io.StringIO()
+    monkeypatch.setattr("sys.stdout", mine)
+    deadline = time.time() + 120
+    while spark_executor.executed == started and time.time() < deadline:
+        time.sleep(0.02)  # until the executor runs the code (Spark has started)
+    time.sleep(0.5)
+    print("from the test thread")
+    assert calc.done.wait(120)
+    assert calc.stdout == "from the calculation\ndone\n"
+    assert mine.getvalue() == "from the test thread\n"

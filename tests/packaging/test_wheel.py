@@ -64,7 +64,7 @@ def test_wheel_holds_only_the_plugin_the_emulator_and_dist_info(built: Built) ->
         for root in (PLUGIN_DIR, EMULATOR_DIR)
         for p in root.rglob("*")
         if p.is_file()
-        and (p.suffix in (".py", ".json") or p.name == "py.typed")
+        and (p.suffix in (".py", ".json", ".properties") or p.name == "py.typed")
         and "__pycache__" not in p.parts
     )
     assert package == expected
