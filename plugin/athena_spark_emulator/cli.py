@@ -73,6 +73,10 @@ def start_emulator(seed: Optional[str], spark: bool, port: int = 0) -> Any:
 
     document = seed_module.load(seed) if seed else None  # a bad seed fails before anything
     require_extra("moto")
+    # moto (in this process) reads botocore's config: a profile the emulator never uses
+    # must not break it, and the command must not get it either (child_env).
+    for variable in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE"):
+        os.environ.pop(variable, None)
     if spark:
         require_extra("pyspark")
         require_java()
@@ -106,7 +110,8 @@ def start_emulator(seed: Optional[str], spark: bool, port: int = 0) -> Any:
 
 def child_env(emulator: Any) -> Dict[str, str]:
     env = {**os.environ, **emulator.env()}
-    env.pop("AWS_PROFILE", None)  # a real profile must not win over the emulator's keys
+    for variable in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE"):  # must not win over the keys
+        env.pop(variable, None)
     return env
 
 

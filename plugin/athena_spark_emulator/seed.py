@@ -131,15 +131,13 @@ def _error_path(error: Any) -> List[Any]:
         extra = [k for k in error.instance if k not in allowed]
         if extra:
             path.append(extra[0])
-    if error.validator == "propertyNames":
+    if "propertyNames" in error.relative_schema_path:
         path.append(error.instance)
     return path
 
 
 def _message(error: Any) -> str:
-    if error.validator == "propertyNames" or (
-        error.validator == "type" and "account" in str(error.schema_path)
-    ):
+    if "propertyNames" in error.relative_schema_path:
         return f"{error.message} (account ids are 12-digit strings: quote them in YAML)"
     if error.validator == "pattern" and error.schema.get("pattern") == "^[0-9]{12}$":
         return f"{error.instance!r} is not a 12-digit account id (quote it in YAML)"
@@ -151,9 +149,12 @@ def validate(document: SeedDocument) -> None:
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema())
-    errors = sorted(validator.iter_errors(document.data), key=lambda e: list(e.absolute_path))
+    errors = list(validator.iter_errors(document.data))
     if errors:
-        error = jsonschema.exceptions.best_match(errors) or errors[0]
+        # the most specific place first: a misspelt key beats "'columns' is required"
+        error = max(
+            errors, key=lambda e: (len(_error_path(e)), e.validator == "additionalProperties")
+        )
         path = _error_path(error)
         more = (
             f" ({len(errors) - 1} more problem(s) after fixing this one)" if len(errors) > 1 else ""

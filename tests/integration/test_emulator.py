@@ -247,13 +247,13 @@ def test_calculation_stdout_holds_only_what_the_calculation_printed(
         WorkGroup=SPARK_WORK_GROUP, EngineConfiguration={"MaxConcurrentDpus": 2}
     )["SessionId"]
     code = "import time\nprint('from the calculation')\ntime.sleep(2)\nprint('done')\n"
+    mine = io.StringIO()  # this process's stdout while the calculation runs
+    monkeypatch.setattr("sys.stdout", mine)
     started = spark_executor.executed
     calc_id = athena.start_calculation_execution(SessionId=session, CodeBlock=code)[
         "CalculationExecutionId"
     ]
     [calc] = [c for c in emu.submissions if c.calculation_id == calc_id]
-    mine = io.StringIO()
-    monkeypatch.setattr("sys.stdout", mine)
     deadline = time.time() + 120
     while spark_executor.executed == started and time.time() < deadline:
         time.sleep(0.02)  # until the executor runs the code (Spark has started)
