@@ -119,7 +119,7 @@ class Catalog:
         self, warehouse: Optional[Union[str, Path]] = None, local_account: str = LOCAL_ACCOUNT
     ) -> None:
         self._own_dir = warehouse is None
-        self._warehouse = Path(warehouse) if warehouse is not None else None
+        self._warehouse = Path(warehouse).resolve() if warehouse is not None else None
         self.local_account = local_account
         self.grants: Dict[str, Set[str]] = {}
         self.lock = threading.RLock()

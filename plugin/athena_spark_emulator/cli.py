@@ -67,7 +67,9 @@ class interrupts:
             signal.signal(sig, handler)
 
 
-def start_emulator(seed: Optional[str], spark: bool, port: int = 0) -> Any:
+def start_emulator(
+    seed: Optional[str], spark: bool, port: int = 0, warehouse: Optional[str] = None
+) -> Any:
     """Check the seed, Java and the extra; start, prepare and seed an emulator."""
     from athena_spark_emulator import seed as seed_module
 
@@ -83,7 +85,9 @@ def start_emulator(seed: Optional[str], spark: bool, port: int = 0) -> Any:
     from athena_spark_emulator.server import Emulator
 
     started = time.monotonic()
-    emulator = Emulator(port=port, executor="spark" if spark else None).start()
+    emulator = Emulator(
+        port=port, executor="spark" if spark else None, warehouse=warehouse
+    ).start()
     try:
         emulator.glue_owner_routing = emulator.session_lifecycle = True
         emulator.prepare()
@@ -125,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         emulator = None
         child: Optional[subprocess.Popen] = None
         try:
-            emulator = start_emulator(args.seed, args.spark, args.port)
+            emulator = start_emulator(args.seed, args.spark, args.port, args.warehouse)
             progress("$ " + " ".join(command))
             try:
                 child = subprocess.Popen(command, env=child_env(emulator))
@@ -165,7 +169,7 @@ def serve(args: argparse.Namespace) -> int:
     with interrupts() as signals:
         emulator = None
         try:
-            emulator = start_emulator(args.seed, args.spark, args.port)
+            emulator = start_emulator(args.seed, args.spark, args.port, args.warehouse)
             print("# the emulator's environment; paste into the shell that runs dbt:")
             for key, value in emulator.env().items():
                 print(f"export {key}={value}")
@@ -219,6 +223,12 @@ def parser() -> argparse.ArgumentParser:
             "without it they complete without running",
         )
         sub.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+        sub.add_argument(
+            "--warehouse",
+            metavar="DIR",
+            help="keep the emulated S3 data here (s3://bucket/key -> DIR/s3/bucket/key); "
+            "default: a temporary directory, removed at the end",
+        )
 
     run_parser = commands.add_parser("run", help="start, seed, run a command, stop")
     emulator_options(run_parser)
