@@ -362,3 +362,13 @@ def columns_of(table: Mapping[str, Any]) -> List[Tuple[str, str]]:
     return [(c["Name"], c["Type"]) for c in sd.get("Columns", [])] + [
         (c["Name"], c["Type"]) for c in table.get("PartitionKeys", [])
     ]
+
+
+def __getattr__(name: str) -> Any:
+    """Compatibility: ``CATALOG`` of earlier versions is now per emulator
+    (``emulator.catalog``); this reads the running emulator's."""
+    if name == "CATALOG":
+        from athena_spark_emulator import backend
+
+        return backend.default().catalog
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -217,3 +217,12 @@ def get_query_execution(original: Callable[[Any], Any], response: Any) -> Any:
         data["QueryExecution"]["Status"]["State"] = "FAILED"
         return json.dumps(data)
     return body
+
+
+def __getattr__(name: str) -> Any:
+    """Compatibility: the module-level lists of earlier versions, now per emulator
+    (``emulator.backend.sql``); these read the running emulator's."""
+    aliases = {"FAILURES": "failures", "APPLIED": "applied", "SEEN": "seen"}
+    if name in aliases:
+        return getattr(backend_module.default().sql, aliases[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
