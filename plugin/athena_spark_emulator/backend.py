@@ -18,7 +18,7 @@ import collections
 import contextlib
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional
 
 from athena_spark_emulator.calculations import CalculationStore, Executor
 from athena_spark_emulator.catalog import Catalog
@@ -132,8 +132,3 @@ def default() -> EmulatorBackend:
         if _RUNNING:
             return _RUNNING[-1]
     raise RuntimeError("no athena_spark_emulator.Emulator is running in this process")
-
-
-def running() -> List[Any]:
-    with _RUNNING_LOCK:
-        return list(_RUNNING)

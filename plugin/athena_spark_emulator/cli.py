@@ -85,9 +85,7 @@ def start_emulator(
     from athena_spark_emulator.server import Emulator
 
     started = time.monotonic()
-    emulator = Emulator(
-        port=port, executor="spark" if spark else None, warehouse=warehouse
-    ).start()
+    emulator = Emulator(port=port, executor="spark" if spark else None, warehouse=warehouse).start()
     try:
         emulator.glue_owner_routing = emulator.session_lifecycle = True
         emulator.prepare()

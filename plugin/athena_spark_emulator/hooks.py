@@ -73,7 +73,3 @@ def uninstall() -> None:
             BaseResponse.call_action = _ORIGINALS.pop("call_action")  # type: ignore[method-assign]
             AthenaBackend.start_query_execution = _ORIGINALS.pop("start_query_execution")  # type: ignore[method-assign]
             AthenaResponse.get_query_execution = _ORIGINALS.pop("get_query_execution")  # type: ignore[method-assign]
-
-
-def installed() -> int:
-    return _INSTALLED

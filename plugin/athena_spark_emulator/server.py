@@ -40,7 +40,6 @@ require_extra("moto")
 import boto3  # noqa: E402
 from moto.moto_server.threaded_moto_server import ThreadedMotoServer  # noqa: E402
 
-from athena_spark_emulator import backend as backend_module  # noqa: E402
 from athena_spark_emulator import calculations, hooks, profile, responses  # noqa: E402
 from athena_spark_emulator.backend import EmulatorBackend  # noqa: E402
 from athena_spark_emulator.catalog import Catalog, TableRef  # noqa: E402
@@ -336,8 +335,3 @@ class Emulator:
             if all(c.done.is_set() for c in self.submissions):
                 return
             time.sleep(0.05)
-
-
-def running() -> List[Any]:
-    """The emulators' backends running in this process, in start order."""
-    return backend_module.running()
