@@ -1,0 +1,119 @@
+"""One doctor run: the tables and catalogs to check, then every check, in report order."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from dbt_athena_cross_account import fixes
+from dbt_athena_cross_account.doctor.calls import Aws
+from dbt_athena_cross_account.doctor.data import check_data
+from dbt_athena_cross_account.doctor.identity import find_identity
+from dbt_athena_cross_account.doctor.metadata import check_metadata
+from dbt_athena_cross_account.doctor.plugin_setup import check_setup
+from dbt_athena_cross_account.doctor.registration import check_registration
+from dbt_athena_cross_account.doctor.rows import Check, CheckedTable, Identity, ModelFacts
+from dbt_athena_cross_account.doctor.session import check_session
+from dbt_athena_cross_account.doctor.table_format import check_format, is_view
+
+NOT_A_TABLE_NAME = (
+    "cross_account_doctor: table {item!r} is not 'catalog.schema.table'. "
+    'Fix: pass tables: ["partner_catalog.sales.orders"]'
+)
+
+
+def split_table_name(name: str) -> List[str]:
+    """``catalog.schema.table``; a part may be double-quoted (``""`` is a quote)."""
+    parts, part, quoted, i = [], "", False, 0
+    while i < len(name):
+        char = name[i]
+        if quoted and char == '"' and name[i + 1 : i + 2] == '"':
+            part += '"'
+            i += 1
+        elif char == '"':
+            quoted = not quoted
+        elif char == "." and not quoted:
+            parts.append(part)
+            part = ""
+        else:
+            part += char
+        i += 1
+    parts.append(part)
+    return parts
+
+
+def _checked_table(item: Any) -> CheckedTable:
+    if isinstance(item, Mapping):
+        return CheckedTable(
+            str(item["catalog"]),
+            str(item["schema"]),
+            str(item["table"]),
+            tuple(item.get("models") or ()),
+        )
+    parts = split_table_name(str(item))
+    if len(parts) != 3 or not all(p.strip() for p in parts):
+        raise ValueError(NOT_A_TABLE_NAME.format(item=item))
+    catalog, schema, table = (p.strip() for p in parts)
+    return CheckedTable(catalog, schema, table)
+
+
+def parse_tables(tables: Iterable[Any]) -> List[CheckedTable]:
+    """Strings ``catalog.schema.table`` or dicts ``{catalog, schema, table, models}``,
+    deduplicated case-insensitively (the models of duplicates are merged)."""
+    refs: Dict[str, CheckedTable] = {}
+    for item in tables or []:
+        ref = _checked_table(item)
+        key = ref.name.lower()
+        if key in refs:
+            refs[key].models = tuple(dict.fromkeys(refs[key].models + ref.models))
+        else:
+            refs[key] = ref
+    return list(refs.values())
+
+
+def _catalog_names(catalogs: Iterable[str], refs: List[CheckedTable]) -> Dict[str, str]:
+    """{lower-case name: first spelling} of every cross-account catalog to register-check."""
+    names: Dict[str, str] = {}
+    for name in [*(str(c).strip() for c in catalogs or []), *(r.catalog for r in refs)]:
+        if fixes.is_cross_account_catalog(name):
+            names.setdefault(name.lower(), name)
+    return names
+
+
+def _table_rows(aws: Aws, ref: CheckedTable, owner: str, identity: Identity) -> List[Check]:
+    """metadata, then (when the table resolves) format and data."""
+    row, table = check_metadata(aws, ref, owner, identity)
+    if table is None:
+        return [row]
+    rows = [row, check_format(ref, table)]
+    if not is_view(table):  # a view has no data of its own
+        rows.append(check_data(aws, ref, table, identity))
+    return rows
+
+
+def run_doctor(
+    *,
+    athena: Any,
+    glue: Any,
+    s3: Any,
+    sts: Any,
+    region: str,
+    catalogs: Iterable[str] = (),
+    tables: Iterable[Any] = (),
+    models: Iterable[ModelFacts] = (),
+    setup: Optional[Mapping[str, Any]] = None,
+    work_group: Optional[str] = None,
+) -> Tuple[Identity, List[Check]]:
+    """Every check, read-only; (who the checks ran as, the rows in report order)."""
+    aws = Aws(athena=athena, glue=glue, s3=s3, sts=sts, region=region)
+    rows = check_setup(setup or {}) + check_session(models)
+    refs = [r for r in parse_tables(tables) if fixes.is_cross_account_catalog(r.catalog)]
+    identity, identity_rows = find_identity(sts, athena, work_group)
+    rows += identity_rows
+    for key, name in _catalog_names(catalogs, refs).items():
+        mine = [r for r in refs if r.catalog.lower() == key]
+        row, owner = check_registration(athena, name, region, [r.name for r in mine])
+        rows.append(row)
+        if owner is not None:
+            for ref in mine:
+                rows += _table_rows(aws, ref, owner, identity)
+    return identity, rows

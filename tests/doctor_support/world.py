@@ -1,0 +1,107 @@
+"""Build ``tests/fixtures/doctor_world.yml`` in a moto server, through the AWS APIs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Dict, List
+
+import yaml
+
+WORLD_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "doctor_world.yml"
+WORLD: Dict[str, Any] = yaml.safe_load(WORLD_FILE.read_text(encoding="utf-8"))
+REGION: str = WORLD["region"]
+OWNER_ACCOUNT: str = WORLD["owner_account"]
+EXECUTION_ROLE: str = WORLD["execution_role"]
+KMS_KEY: str = WORLD["kms_key"]
+PARQUET_SERDE = "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"
+
+Client = Callable[[str], Any]
+
+
+def create_users(client: Client, users: Dict[str, Any]) -> Dict[str, Dict[str, str]]:
+    """IAM users with their inline policy; returns their access keys."""
+    iam = client("iam")
+    keys = {}
+    for name, statements in users.items():
+        iam.create_user(UserName=name)
+        if statements is not None:
+            policy = {"Version": "2012-10-17", "Statement": statements}
+            iam.put_user_policy(UserName=name, PolicyName="p", PolicyDocument=json.dumps(policy))
+        key = iam.create_access_key(UserName=name)["AccessKey"]
+        keys[name] = {
+            "aws_access_key_id": key["AccessKeyId"],
+            "aws_secret_access_key": key["SecretAccessKey"],
+        }
+    return keys
+
+
+def create_athena(client: Client, world: Dict[str, Any]) -> None:
+    athena = client("athena")
+    for catalog in world.get("data_catalogs") or []:
+        athena.create_data_catalog(
+            Name=catalog["name"], Type=catalog["type"], Parameters=catalog.get("parameters") or {}
+        )
+    for name, configuration in (world.get("work_groups") or {}).items():
+        engine = {"EngineVersion": {"SelectedEngineVersion": "PySpark engine version 3"}}
+        athena.create_work_group(Name=name, Configuration={**engine, **(configuration or {})})
+
+
+def create_buckets(client: Client, world: Dict[str, Any]) -> None:
+    s3 = client("s3")
+    for bucket, spec in (world.get("buckets") or {}).items():
+        spec = spec or {}
+        s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION})
+        for key, body in (spec.get("objects") or {}).items():
+            s3.put_object(Bucket=bucket, Key=key, Body=str(body or "").encode())
+        if spec.get("encryption") == "kms":
+            default = {"SSEAlgorithm": "aws:kms", "KMSMasterKeyID": world["kms_key"]}
+            s3.put_bucket_encryption(
+                Bucket=bucket,
+                ServerSideEncryptionConfiguration={
+                    "Rules": [{"ApplyServerSideEncryptionByDefault": default}]
+                },
+            )
+
+
+def _table_input(name: str, spec: Dict[str, Any]) -> Dict[str, Any]:
+    storage: Dict[str, Any] = {
+        "Columns": [{"Name": "order_id", "Type": "bigint"}],
+        "SerdeInfo": {"SerializationLibrary": PARQUET_SERDE},
+    }
+    if spec.get("location"):
+        storage["Location"] = spec["location"]
+    return {
+        "Name": name,
+        "TableType": spec.get("type", "EXTERNAL_TABLE"),
+        "Parameters": spec.get("parameters") or {},
+        "StorageDescriptor": storage,
+    }
+
+
+def create_glue(client: Client, world: Dict[str, Any]) -> None:
+    glue = client("glue")
+    for database, tables in (world.get("glue") or {}).items():
+        glue.create_database(DatabaseInput={"Name": database})
+        for name, spec in (tables or {}).items():
+            glue.create_table(DatabaseName=database, TableInput=_table_input(name, spec or {}))
+
+
+def fault_rules(world: Dict[str, Any], keys: Dict[str, Dict[str, str]]) -> List[Dict[str, Any]]:
+    """The world's faults, with ``user`` turned into the access key the server sees."""
+    rules = []
+    for fault in world.get("faults") or []:
+        rule = {k: v for k, v in fault.items() if k != "user"}
+        if "user" in fault:
+            rule["access_key"] = keys[fault["user"]]["aws_access_key_id"]
+        rules.append(rule)
+    return rules
+
+
+def build(client: Client, world: Dict[str, Any] = WORLD) -> Dict[str, Dict[str, str]]:
+    """Create everything in ``world``; returns the IAM users' access keys."""
+    keys = create_users(client, world.get("users") or {})
+    create_athena(client, world)
+    create_buckets(client, world)
+    create_glue(client, world)
+    return keys
