@@ -1,4 +1,4 @@
-"""The four measurements of issue 6. Each returns plain data; run.py formats it.
+"""The measurements of `make bench`. Each returns plain data; run.py formats it.
 
 All of them run against one local emulator (moto + the Calculation API) in its instant
 mode: every Spark calculation completes at once and nothing runs Spark.

@@ -1,4 +1,4 @@
-"""`make bench`: measure what dbt-athena-cross-account costs a dbt run (issue 6).
+"""`make bench`: measure what dbt-athena-cross-account costs a dbt run, and the doctor's speed.
 
 Runs every figure against one local emulator in its instant (no-Spark) mode, prints a
 markdown report plus one ``BENCH <name> <value>`` line per figure, and writes the report
@@ -87,21 +87,21 @@ def grid_table(cells: List[F.Cell]) -> Tuple[List[str], Dict[str, float]]:
     by_key = {(c.n_models, c.threads, c.catalogs, c.variant): c for c in cells}
     lines = [
         "| Python models | threads | GLUE catalogs registered | this product "
-        "| seed design (list-all) | stock dbt-athena | product = referenced (1) |",
+        "| list-all design | stock dbt-athena | product = referenced (1) |",
         "|---:|---:|---:|---:|---:|---:|:---:|",
     ]
     bench: Dict[str, float] = {}
     for (n, t, c, variant), cell in by_key.items():
         bench[f"calls_{variant}_n{n}_t{t}_c{c}"] = cell.calls
     for n, t, c in sorted({k[:3] for k in by_key}, key=lambda k: (k[2], k[0], k[1])):
-        product, seed, stock = (by_key[(n, t, c, v)] for v in P.VARIANTS)
-        assert product.reads_partner_account and seed.reads_partner_account, (product, seed)
+        product, list_all, stock = (by_key[(n, t, c, v)] for v in P.VARIANTS)
+        assert product.reads_partner_account and list_all.reads_partner_account, (product, list_all)
         wrong = "" if stock.reads_partner_account else ", reads the local account"
         ok = "yes" if product.calls == 1 else "**no**"
         lines.append(
             f"| {n} | {t} | {c} | {product.calls} ({product.list_calls} List + "
-            f"{product.get_calls} Get) | {seed.calls} ({seed.list_calls} List + "
-            f"{seed.get_calls} Get) | {stock.calls}{wrong} | {ok} |"
+            f"{product.get_calls} Get) | {list_all.calls} ({list_all.list_calls} List + "
+            f"{list_all.get_calls} Get) | {stock.calls}{wrong} | {ok} |"
         )
     product_cells = [c for c in cells if c.variant == "product"]
     bench["calls_product_equals_referenced_all_cells"] = float(
@@ -237,11 +237,13 @@ def main() -> int:
         *grid_lines,
         "",
         "Every cell is a real `dbt run` of N Python table models that all read one source in",
-        "the cross-account catalog. *Seed design*: the seed PR's behaviour, one list-all map",
-        "per run (the plugin's no-argument method, called by a root-project dispatch override).",
-        "The seed's `@lru_cache` is not single-flight, so with threads > 1 its real cost can be",
-        "higher: that column is a lower bound. moto's ListDataCatalogs never paginates; on AWS,",
-        "120 catalogs take 3 List pages (50 per page). *Stock*: no package, no dispatch entry.",
+        "the cross-account catalog. *List-all design*: one map of every GLUE catalog per run",
+        "(ListDataCatalogs, then one GetDataCatalog each), built by the plugin's no-argument",
+        "method and called by a root-project dispatch override. Cached with a plain",
+        "`functools.lru_cache` instead, which is not single-flight, it costs more with",
+        "threads > 1: that column is a lower bound. moto's ListDataCatalogs never paginates;",
+        "on AWS, 120 catalogs take 3 List pages (50 per page). *Stock*: no package, no",
+        "dispatch entry.",
         "",
         "## 2-4. Overhead, import cost, latency",
         "",

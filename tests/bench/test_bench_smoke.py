@@ -48,10 +48,10 @@ def test_bench_smoke(tmp_path: Path) -> None:
         for name, value in bench.items()
     ]
     cells = [(match.groups(), value) for match, value in cells if match]
-    assert {variant for (variant, _), _ in cells} == {"product", "seed", "stock"}, bench
+    assert {variant for (variant, _), _ in cells} == {"product", "list_all", "stock"}, bench
     for (variant, registered), value in cells:
-        # one referenced catalog: the product resolves just it; the seed lists and resolves all
-        expected = {"product": 1, "seed": 1 + int(registered), "stock": 0}[variant]
+        # one referenced catalog: the product resolves just it; list-all lists and resolves all
+        expected = {"product": 1, "list_all": 1 + int(registered), "stock": 0}[variant]
         assert value == expected, (variant, registered, value)
     assert bench["calls_product_equals_referenced_all_cells"] == 1
     assert "| this product |" in out.read_text()
