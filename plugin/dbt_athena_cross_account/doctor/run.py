@@ -11,7 +11,7 @@ from dbt_athena_cross_account.doctor.identity import find_identity
 from dbt_athena_cross_account.doctor.metadata import check_metadata
 from dbt_athena_cross_account.doctor.plugin_setup import check_setup
 from dbt_athena_cross_account.doctor.registration import check_registration
-from dbt_athena_cross_account.doctor.rows import Check, CheckedTable, Identity, ModelFacts
+from dbt_athena_cross_account.doctor.rows import FAIL, Check, CheckedTable, Identity, ModelFacts
 from dbt_athena_cross_account.doctor.session import check_session
 from dbt_athena_cross_account.doctor.table_format import check_format, is_view
 
@@ -84,10 +84,9 @@ def _table_rows(aws: Aws, ref: CheckedTable, owner: str, identity: Identity) -> 
     row, table = check_metadata(aws, ref, owner, identity)
     if table is None:
         return [row]
-    rows = [row, check_format(ref, table)]
-    if not is_view(table):  # a view has no data of its own
-        rows.append(check_data(aws, ref, table, identity))
-    return rows
+    data = [] if is_view(table) else [check_data(aws, ref, table, identity)]  # a view has no data
+    readable = all(r.status != FAIL for r in data)
+    return [row, check_format(ref, table, data_readable=readable), *data]
 
 
 def run_doctor(
