@@ -24,6 +24,7 @@ cannot be imported (the plugin is not installed), so its one home is the macro
 
 from __future__ import annotations
 
+import shlex
 from typing import Any, Dict, Optional
 
 PACKAGE = "dbt_athena_cross_account"
@@ -37,8 +38,8 @@ DISPATCH_YAML = """dispatch:
 
 
 def shell_command(*words: str) -> str:
-    """One shell command line."""
-    return " ".join(str(word) for word in words)
+    """One shell command line; every word quoted where a shell would otherwise split it."""
+    return " ".join(shlex.quote(str(word)) for word in words)
 
 
 def dispatch_yaml(project: str) -> str:

@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any, Dict, List, Mapping, Optional
 
+from dbt_athena_cross_account import fixes
 from dbt_athena_cross_account.doctor.rows import Identity
 
 GLUE_READ_ACTIONS = [
@@ -23,6 +24,7 @@ GLUE_READ_ACTIONS = [
     "glue:BatchGetPartition",
 ]
 YOUR_ACCOUNT = "<your account>"
+POLICY_FILE = "file://policy.json"
 
 # Long templates are split only where a clause ends, so every phrase stays greppable.
 GLUE_FIX = (
@@ -83,8 +85,15 @@ def glue_policies(identity: Identity, owner: str, region: str, database: str) ->
     consumer = {"Effect": "Allow", "Action": GLUE_READ_ACTIONS, "Resource": resources}
     return GLUE_FIX.format(
         owner=owner,
-        command=f"aws glue put-resource-policy --region {region} "
-        "--policy-in-json file://policy.json",
+        command=fixes.shell_command(
+            "aws",
+            "glue",
+            "put-resource-policy",
+            "--region",
+            region,
+            "--policy-in-json",
+            POLICY_FILE,
+        ),
         owner_policy=_json(_document([owner_side])),
         account=identity.account or YOUR_ACCOUNT,
         roles=", ".join(identity.principals()),
@@ -108,7 +117,7 @@ def s3_policies(identity: Identity, bucket: str, prefix: str, kms_key: Optional[
     roles = ", ".join(identity.principals())
     text = S3_FIX.format(
         bucket=bucket,
-        command=f"aws s3api get-bucket-policy --bucket {bucket}",
+        command=fixes.shell_command("aws", "s3api", "get-bucket-policy", "--bucket", bucket),
         bucket_policy=_json(_document(owner_side)),
         account=identity.account or YOUR_ACCOUNT,
         roles=roles,

@@ -25,7 +25,7 @@ def test_unregistered_catalog_fails_with_create_data_catalog_line(aws):
     assert "not registered" in row.reason and "1 table check(s) skipped" in row.reason
     assert (
         "aws athena create-data-catalog --region eu-west-1 --name missing_catalog --type GLUE "
-        "--parameters catalog-id=<12-digit owner account id>" in row.fix
+        "--parameters 'catalog-id=<12-digit owner account id>'" in row.fix
     )
     # nothing is looked up in Glue or S3 for a catalog that does not resolve
     assert [r.kind for r in rows if r.subject.startswith("missing_catalog.")] == []
