@@ -22,6 +22,7 @@
       'unique_id': node.unique_id,
       'opted_in': opted_in,
       'engine_config': (node.config or {}).get('engine_config') or {},
+      'requester_pays': (node.config or {}).get('spark_requester_pays', false),
       'catalogs': node_catalogs,
     }) -%}
     {%- if node_catalogs -%}

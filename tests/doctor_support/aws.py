@@ -79,6 +79,14 @@ class DoctorAws:
 
         requests.post(f"{self.endpoint_url}/doctor-api/rules", data=json.dumps(rules), timeout=10)
 
+    def set_latency(self, seconds: float) -> None:
+        """Delay every AWS request by ``seconds`` from now on (0: no delay)."""
+        import requests
+
+        requests.post(
+            f"{self.endpoint_url}/doctor-api/latency", data=json.dumps(seconds), timeout=10
+        )
+
     def stop(self) -> None:
         if self.process is not None:
             self.process.terminate()
@@ -116,9 +124,20 @@ class DoctorAws:
     def clear_log(self) -> None:
         self.log_path.write_text("")
 
-    def requests(self) -> List[Dict[str, str]]:
+    def requests(self) -> List[Dict[str, Any]]:
         lines = self.log_path.read_text().splitlines() if self.log_path.exists() else []
         return [json.loads(line) for line in lines if line.strip()]
 
     def actions(self) -> List[str]:
         return [r["action"] for r in self.requests()]
+
+    def most_in_flight(self) -> int:
+        """The largest number of logged requests that were being served at the same time."""
+        edges = sorted(
+            [(r["start"], 1) for r in self.requests()] + [(r["end"], -1) for r in self.requests()]
+        )
+        most = current = 0
+        for _, step in edges:
+            current += step
+            most = max(most, current)
+        return most

@@ -7,8 +7,10 @@ policy evaluation. The layer in front of it
   request), so a test can prove that only read APIs were called; and
 * answers requests that match a *fault rule* (``POST /doctor-api/rules``) with an AWS error
   body. moto does not model the owner account's Glue resource policy (it ignores
-  ``CatalogId``), so the rules play the owner side: e.g. ``glue:GetDatabase`` on database
-  ``hr`` is refused exactly as AWS refuses it.
+  ``CatalogId``) nor requester-pays buckets, so the rules play those parts: e.g.
+  ``glue:GetDatabase`` on database ``hr`` is refused exactly as AWS refuses it;
+* delays every AWS request by ``POST /doctor-api/latency`` seconds (0 by default), as a
+  remote endpoint would, and logs when each request started and ended.
 
 Run as ``python -m tests.doctor_support.server PORT LOG_PATH``.
 """
@@ -19,6 +21,7 @@ import io
 import json
 import sys
 import threading
+import time
 from typing import Any, Dict, List, Tuple
 from urllib.parse import parse_qs
 
@@ -64,8 +67,10 @@ def _action_and_params(environ: Dict[str, Any], body: bytes) -> Tuple[str, Dict[
         except ValueError:
             return target.rsplit(".", 1)[-1], {}
     if _service(environ) == "s3":
-        action = _s3_action(environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", ""), query)
-        return action, {k: v[0] for k, v in query.items()}
+        path = environ.get("PATH_INFO", "")
+        action = _s3_action(environ.get("REQUEST_METHOD", ""), path, query)
+        bucket = path.lstrip("/").split("/", 1)[0]
+        return action, {"Bucket": bucket, **{k: v[0] for k, v in query.items()}}
     form = parse_qs(body.decode("utf-8", "replace")) if body else {}
     action = (form.get("Action") or query.get("Action") or [""])[0]
     return action, {k: v[0] for k, v in form.items()}
@@ -92,45 +97,67 @@ class Recorder:
     def __init__(self, app: Any, log_path: str) -> None:
         self.app, self.log_path = app, log_path
         self.rules: List[Dict[str, Any]] = []
+        self.latency = 0.0
         self.lock = threading.Lock()
 
-    def _set_rules(self, environ: Dict[str, Any], start_response: Any) -> List[bytes]:
+    def _configure(self, environ: Dict[str, Any], start_response: Any) -> List[bytes]:
         length = int(environ.get("CONTENT_LENGTH") or 0)
-        self.rules = json.loads(environ["wsgi.input"].read(length) or b"[]")
+        value = json.loads(environ["wsgi.input"].read(length) or b"null")
+        if environ["PATH_INFO"] == "/doctor-api/rules":
+            self.rules = value or []
+        else:
+            self.latency = float(value or 0)
         start_response("200 OK", [("Content-Length", "0")])
         return [b""]
 
-    def _matches(self, rule: Dict[str, Any], action: str, params: Dict[str, Any], key: str) -> bool:
+    @staticmethod
+    def _matches(rule: Dict[str, Any], action: str, params: Dict[str, Any], environ: Any) -> bool:
+        missing = rule.get("missing_header")
         return (
             rule["action"] == action
             and all(params.get(k) == v for k, v in rule.get("match", {}).items())
-            and rule.get("access_key", key) == key
+            and rule.get("access_key", _access_key(environ)) == _access_key(environ)
+            and not (missing and environ.get("HTTP_" + missing.upper().replace("-", "_")))
         )
+
+    def _answer(
+        self, environ: Dict[str, Any], start_response: Any, action: str, params: Dict[str, Any]
+    ) -> Any:
+        for rule in self.rules:
+            if self._matches(rule, action, params, environ):
+                status, headers, payload = _error(rule, bool(environ.get("HTTP_X_AMZ_TARGET")))
+                start_response(status, headers)
+                return [payload]
+        return self.app(environ, start_response)
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
         path = environ.get("PATH_INFO", "")
-        if path == "/doctor-api/rules":  # the test side sets rules once the IAM users exist
-            return self._set_rules(environ, start_response)
+        if path in ("/doctor-api/rules", "/doctor-api/latency"):  # set by the test side
+            return self._configure(environ, start_response)
         if path.startswith("/moto-api"):
             return self.app(environ, start_response)
+        started = time.time()
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else b""
         environ["wsgi.input"] = io.BytesIO(body)
+        if self.latency:
+            time.sleep(self.latency)
         action, params = _action_and_params(environ, body)
+        response = self._answer(environ, start_response, action, params)
         record = {
             "service": _service(environ),
             "action": action,
             "method": environ.get("REQUEST_METHOD", ""),
             "path": path,
+            "query": environ.get("QUERY_STRING", ""),
+            "params": params if environ.get("HTTP_X_AMZ_TARGET") else {},
+            "request_payer": environ.get("HTTP_X_AMZ_REQUEST_PAYER", ""),
+            "start": started,
+            "end": time.time(),
         }
         with self.lock, open(self.log_path, "a", encoding="utf-8") as log:
             log.write(json.dumps(record) + "\n")
-        for rule in self.rules:
-            if self._matches(rule, action, params, _access_key(environ)):
-                status, headers, payload = _error(rule, bool(environ.get("HTTP_X_AMZ_TARGET")))
-                start_response(status, headers)
-                return [payload]
-        return self.app(environ, start_response)
+        return response
 
 
 def serve(port: int, log_path: str) -> None:

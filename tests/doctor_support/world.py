@@ -54,6 +54,9 @@ def create_buckets(client: Client, world: Dict[str, Any]) -> None:
         s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION})
         for key, body in (spec.get("objects") or {}).items():
             s3.put_object(Bucket=bucket, Key=key, Body=str(body or "").encode())
+        markers = spec.get("folder_markers") or {}
+        for i in range(1, int(markers.get("count", 0)) + 1):
+            s3.put_object(Bucket=bucket, Key=f"{markers['prefix']}{i:02d}/", Body=b"")
         if spec.get("encryption") == "kms":
             default = {"SSEAlgorithm": "aws:kms", "KMSMasterKeyID": world["kms_key"]}
             s3.put_bucket_encryption(
@@ -71,12 +74,21 @@ def _table_input(name: str, spec: Dict[str, Any]) -> Dict[str, Any]:
     }
     if spec.get("location"):
         storage["Location"] = spec["location"]
-    return {
+    table = {
         "Name": name,
         "TableType": spec.get("type", "EXTERNAL_TABLE"),
         "Parameters": spec.get("parameters") or {},
         "StorageDescriptor": storage,
     }
+    if "partitions" in spec:
+        keys = {p.split("=", 1)[0] for p in spec["partitions"] or {}} or {"dt"}
+        table["PartitionKeys"] = [{"Name": k, "Type": "string"} for k in sorted(keys)]
+    return table
+
+
+def _partition_input(value: str, location: str) -> Dict[str, Any]:
+    storage = {"Location": location, "SerdeInfo": {"SerializationLibrary": PARQUET_SERDE}}
+    return {"Values": [value.split("=", 1)[1]], "StorageDescriptor": storage}
 
 
 def create_glue(client: Client, world: Dict[str, Any]) -> None:
@@ -85,6 +97,41 @@ def create_glue(client: Client, world: Dict[str, Any]) -> None:
         glue.create_database(DatabaseInput={"Name": database})
         for name, spec in (tables or {}).items():
             glue.create_table(DatabaseName=database, TableInput=_table_input(name, spec or {}))
+            for value, location in ((spec or {}).get("partitions") or {}).items():
+                glue.create_partition(
+                    DatabaseName=database,
+                    TableName=name,
+                    PartitionInput=_partition_input(value, location),
+                )
+
+
+def scale_tables(world: Dict[str, Any] = WORLD) -> List[str]:
+    """``partner_catalog.scale_DD.t_TT`` for every table of the world's ``scale`` section."""
+    scale = world.get("scale") or {}
+    return [
+        f"partner_catalog.scale_{d:02d}.t_{t:02d}"
+        for d in range(scale.get("databases", 0))
+        for t in range(scale.get("tables_per_database", 0))
+    ]
+
+
+def create_scale(client: Client, world: Dict[str, Any]) -> None:
+    """The ``scale`` section: many one-file tables over a few databases and buckets."""
+    scale = world.get("scale") or {}
+    buckets = scale.get("buckets") or []
+    glue, s3 = client("glue"), client("s3")
+    for bucket in buckets:
+        s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION})
+    for i, name in enumerate(scale_tables(world)):
+        _, database, table = name.split(".")
+        if table == "t_00":
+            glue.create_database(DatabaseInput={"Name": database})
+        bucket = buckets[i % len(buckets)]
+        location = f"s3://{bucket}/{database}/{table}/"
+        s3.put_object(Bucket=bucket, Key=f"{database}/{table}/part-0.parquet", Body=b"PAR1")
+        glue.create_table(
+            DatabaseName=database, TableInput=_table_input(table, {"location": location})
+        )
 
 
 def fault_rules(world: Dict[str, Any], keys: Dict[str, Dict[str, str]]) -> List[Dict[str, Any]]:
@@ -104,4 +151,5 @@ def build(client: Client, world: Dict[str, Any] = WORLD) -> Dict[str, Dict[str, 
     create_athena(client, world)
     create_buckets(client, world)
     create_glue(client, world)
+    create_scale(client, world)
     return keys

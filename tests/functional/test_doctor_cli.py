@@ -27,7 +27,7 @@ sources:
   - name: partner
     database: partner_catalog
     schema: sales
-    tables: [{name: orders}, {name: locked_orders}]
+    tables: [{name: orders}, {name: locked_orders}, {name: payer_orders}]
   - name: partner_hr
     database: partner_catalog
     schema: hr
@@ -78,6 +78,14 @@ MODELS = {
                 engine_config={"SparkProperties": {"spark.hadoop.aws.glue.catalog.separator": ":"}},
             )
             return dbt.source("partner", "orders")
+    """,
+    # its bucket is requester pays: the doctor must read it as Spark will, with RequestPayer
+    "payer_reader.py": """
+        def model(dbt, spark):
+            dbt.config(
+                materialized="table", spark_cross_account_catalog=True, spark_requester_pays=True
+            )
+            return dbt.source("partner", "payer_orders")
     """,
     # not opted in: no AWS call on its behalf
     "plain.py": """
@@ -194,6 +202,8 @@ def test_doctor_reports_a_fail_in_registration_metadata_and_data(project, aws):
     assert "read AND write" in row(output, "FAIL", "session", f"model.{PROJECT}.redirecting")
     row(output, "WARN", "session", f"model.{PROJECT}.no_separator")
     row(output, "PASS", "session", f"model.{PROJECT}.good_reader")
+    payer = row(output, "PASS", "data", "partner_catalog.sales.payer_orders")
+    assert "with RequestPayer=requester" in payer
     assert f"model.{PROJECT}.plain" not in output
     row(output, "PASS", "setup", "dispatch")
     assert f"checked as arn:aws:iam::123456789012:user/dbt in {REGION}" in output

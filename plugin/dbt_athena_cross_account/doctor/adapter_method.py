@@ -33,6 +33,7 @@ def _models(models: Iterable[Mapping[str, Any]]) -> List[Any]:
                 opted_in=bool(model.get("opted_in")),
                 spark_properties=dict(props or {}),
                 catalogs=tuple(model.get("catalogs") or ()),
+                requester_pays=bool(model.get("requester_pays")),
             )
         )
     return facts

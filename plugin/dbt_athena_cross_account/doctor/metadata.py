@@ -1,9 +1,11 @@
-"""``metadata`` rows: glue:GetDatabase and glue:GetTable in the owner's catalog
-(``CatalogId=<owner>``), as Spark's Glue client reads them."""
+"""``metadata`` rows: glue:GetDatabase, glue:GetTable and, for a partitioned table, a
+bounded sample of glue:GetPartitions, in the owner's catalog (``CatalogId=<owner>``), as
+Spark's Glue client reads them."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Tuple
+from dataclasses import dataclass
+from typing import Any, List, Mapping, Optional, Tuple
 
 from dbt_athena_cross_account import fixes
 from dbt_athena_cross_account.doctor.aws_errors import AwsError
@@ -12,7 +14,12 @@ from dbt_athena_cross_account.doctor.policies import glue_policies
 from dbt_athena_cross_account.doctor.rows import FAIL, PASS, Check, CheckedTable, Identity
 
 KIND = "metadata"
+PARTITION_SAMPLE = 100  # partitions asked for in one glue:GetPartitions call
+
 READABLE = "glue:GetDatabase and glue:GetTable work with CatalogId={owner}"
+READABLE_PARTITIONED = (
+    "glue:GetDatabase, glue:GetTable and glue:GetPartitions work with CatalogId={owner}"
+)
 DENIED = (
     "{action} on {where} in account {owner} was denied ({error}); "
     "both the owner's Glue resource policy and your IAM policy must allow it"
@@ -22,7 +29,13 @@ MISSING_FIX = "check the source's schema/identifier, or list what exists: {comma
 FAILED = "{action} on {where} failed ({error})"
 FAILED_FIX = "retry; if it persists, check the region and the owner account id"
 
-Table = Mapping[str, Any]
+
+@dataclass(frozen=True)
+class TableFacts:
+    """The Glue table, and a sample of its partitions (None: the table is not partitioned)."""
+
+    table: Mapping[str, Any]
+    partitions: Optional[List[Mapping[str, Any]]] = None
 
 
 def _error_row(
@@ -32,9 +45,8 @@ def _error_row(
     where = f"database '{ref.schema}'" if on_database else f"table '{ref.schema}.{ref.table}'"
     if error.denied:
         reason = DENIED.format(action=action, where=where, owner=owner, error=error.text)
-        return Check(
-            FAIL, KIND, ref.name, reason, glue_policies(identity, owner, aws.region, ref.schema)
-        )
+        fix = glue_policies(identity, owner, aws.region, ref.schema)
+        return Check(FAIL, KIND, ref.name, reason, fix)
     if error.glue_not_found:
         listing = (
             ["get-databases"] if on_database else ["get-tables", "--database-name", ref.schema]
@@ -48,25 +60,46 @@ def _error_row(
     return Check(FAIL, KIND, ref.name, reason, FAILED_FIX)
 
 
-def check_metadata(
-    aws: Aws, ref: CheckedTable, owner: str, identity: Identity
-) -> Tuple[Check, Optional[Table]]:
-    """(row, the Glue table or None when it cannot be read)."""
+def _glue_calls(aws: Aws, ref: CheckedTable, owner: str) -> Tuple[str, Any]:
+    """(the last action tried, its answer): the table facts, or the AwsError that stopped."""
+    schema, table = ref.schema.lower(), ref.table.lower()
     database = aws.call(
-        ("GetDatabase", owner, ref.schema.lower()),
-        aws.glue.get_database,
-        CatalogId=owner,
-        Name=ref.schema,
+        ("GetDatabase", owner, schema), aws.glue.get_database, CatalogId=owner, Name=ref.schema
     )
     if isinstance(database, AwsError):
-        return _error_row(aws, ref, owner, identity, "glue:GetDatabase", database), None
+        return "glue:GetDatabase", database
     answer = aws.call(
-        ("GetTable", owner, ref.schema.lower(), ref.table.lower()),
+        ("GetTable", owner, schema, table),
         aws.glue.get_table,
         CatalogId=owner,
         DatabaseName=ref.schema,
         Name=ref.table,
     )
+    if isinstance(answer, AwsError) or not answer["Table"].get("PartitionKeys"):
+        return "glue:GetTable", answer if isinstance(answer, AwsError) else TableFacts(
+            answer["Table"]
+        )
+    sample = aws.call(
+        ("GetPartitions", owner, schema, table),
+        aws.glue.get_partitions,
+        CatalogId=owner,
+        DatabaseName=ref.schema,
+        TableName=ref.table,
+        MaxResults=PARTITION_SAMPLE,
+        ExcludeColumnSchema=True,
+    )
+    if isinstance(sample, AwsError):
+        return "glue:GetPartitions", sample
+    partitions = list(sample.get("Partitions") or [])[:PARTITION_SAMPLE]
+    return "glue:GetPartitions", TableFacts(answer["Table"], partitions)
+
+
+def check_metadata(
+    aws: Aws, ref: CheckedTable, owner: str, identity: Identity
+) -> Tuple[Check, Optional[TableFacts]]:
+    """(row, the table facts, or None when the table cannot be read)."""
+    action, answer = _glue_calls(aws, ref, owner)
     if isinstance(answer, AwsError):
-        return _error_row(aws, ref, owner, identity, "glue:GetTable", answer), None
-    return Check(PASS, KIND, ref.name, READABLE.format(owner=owner)), answer["Table"]
+        return _error_row(aws, ref, owner, identity, action, answer), None
+    template = READABLE if answer.partitions is None else READABLE_PARTITIONED
+    return Check(PASS, KIND, ref.name, template.format(owner=owner)), answer

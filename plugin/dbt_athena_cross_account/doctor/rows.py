@@ -7,6 +7,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 PASS, WARN, FAIL = "PASS", "WARN", "FAIL"
 PLACEHOLDER_PRINCIPAL = "arn:aws:iam::<your account>:role/<your dbt role>"
+# What dbt-athena's `spark_requester_pays: true` adds to a model's Spark session.
+REQUESTER_PAYS_PROPERTY = "spark.hadoop.fs.s3.useRequesterPaysHeader"
 
 
 @dataclass(frozen=True)
@@ -31,12 +33,14 @@ class Check:
 
 @dataclass
 class CheckedTable:
-    """A table the doctor checks: ``catalog.schema.table`` and the models that read it."""
+    """A table the doctor checks: ``catalog.schema.table``, the models that read it, and
+    whether its S3 data is read with ``RequestPayer=requester``."""
 
     catalog: str
     schema: str
     table: str
     models: Tuple[str, ...] = ()
+    requester_pays: bool = False
 
     @property
     def name(self) -> str:
@@ -51,6 +55,13 @@ class ModelFacts:
     opted_in: bool
     spark_properties: Mapping[str, Any]
     catalogs: Tuple[str, ...] = ()
+    requester_pays: bool = False  # the model's spark_requester_pays config
+
+    @property
+    def pays_requester(self) -> bool:
+        """True when Spark sends RequestPayer: the config, or the property it sets."""
+        flag = str((self.spark_properties or {}).get(REQUESTER_PAYS_PROPERTY, "")).lower()
+        return self.requester_pays or flag == "true"
 
 
 @dataclass

@@ -48,6 +48,7 @@ def _checked_table(item: Any) -> CheckedTable:
             str(item["schema"]),
             str(item["table"]),
             tuple(item.get("models") or ()),
+            bool(item.get("requester_pays")),
         )
     parts = split_table_name(str(item))
     if len(parts) != 3 or not all(p.strip() for p in parts):
@@ -65,6 +66,7 @@ def parse_tables(tables: Iterable[Any]) -> List[CheckedTable]:
         key = ref.name.lower()
         if key in refs:
             refs[key].models = tuple(dict.fromkeys(refs[key].models + ref.models))
+            refs[key].requester_pays |= ref.requester_pays
         else:
             refs[key] = ref
     return list(refs.values())
@@ -81,12 +83,14 @@ def _catalog_names(catalogs: Iterable[str], refs: List[CheckedTable]) -> Dict[st
 
 def _table_rows(aws: Aws, ref: CheckedTable, owner: str, identity: Identity) -> List[Check]:
     """metadata, then (when the table resolves) format and data."""
-    row, table = check_metadata(aws, ref, owner, identity)
-    if table is None:
+    row, facts = check_metadata(aws, ref, owner, identity)
+    if facts is None:
         return [row]
-    data = [] if is_view(table) else [check_data(aws, ref, table, identity)]  # a view has no data
+    data: List[Check] = []
+    if not is_view(facts.table):  # a view has no data of its own
+        data = check_data(aws, ref, facts.table, identity, facts.partitions, ref.requester_pays)
     readable = all(r.status != FAIL for r in data)
-    return [row, check_format(ref, table, data_readable=readable), *data]
+    return [row, check_format(ref, facts.table, data_readable=readable), *data]
 
 
 def run_doctor(
@@ -104,8 +108,12 @@ def run_doctor(
 ) -> Tuple[Identity, List[Check]]:
     """Every check, read-only; (who the checks ran as, the rows in report order)."""
     aws = Aws(athena=athena, glue=glue, s3=s3, sts=sts, region=region)
+    models = list(models)
     rows = check_setup(setup or {}) + check_session(models)
+    payers = {m.unique_id for m in models if m.pays_requester}
     refs = [r for r in parse_tables(tables) if fixes.is_cross_account_catalog(r.catalog)]
+    for ref in refs:  # Spark reads with RequestPayer when any model reading it asks to
+        ref.requester_pays |= any(model in payers for model in ref.models)
     identity, identity_rows = find_identity(sts, athena, work_group)
     rows += identity_rows
     for key, name in _catalog_names(catalogs, refs).items():
