@@ -1,8 +1,15 @@
-"""One doctor run: the tables and catalogs to check, then every check, in report order."""
+"""One doctor run: the tables and catalogs to check, then every check, in report order.
+
+AWS calls run with bounded parallelism: at most ``MAX_IN_FLIGHT`` at once, and never more
+than a client's connection pool holds. First who the checks run as and every catalog's
+registration, then every table whose catalog resolved. Within a table the checks run in
+order (metadata, data, format), each distinct call once per run (``calls.Once``).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from dbt_athena_cross_account import fixes
 from dbt_athena_cross_account.doctor.calls import Aws
@@ -15,6 +22,7 @@ from dbt_athena_cross_account.doctor.rows import FAIL, Check, CheckedTable, Iden
 from dbt_athena_cross_account.doctor.session import check_session
 from dbt_athena_cross_account.doctor.table_format import check_format, is_view
 
+MAX_IN_FLIGHT = 16
 NOT_A_TABLE_NAME = (
     "cross_account_doctor: table {item!r} is not 'catalog.schema.table'. "
     'Fix: pass tables: ["partner_catalog.sales.orders"]'
@@ -93,6 +101,29 @@ def _table_rows(aws: Aws, ref: CheckedTable, owner: str, identity: Identity) -> 
     return [row, check_format(ref, facts.table, data_readable=readable), *data]
 
 
+def _pool_size(clients: Sequence[Any]) -> int:
+    """The smallest connection pool of the clients (botocore's default is 10)."""
+    sizes = [getattr(getattr(c, "meta", None), "config", None) for c in clients]
+    found = [getattr(config, "max_pool_connections", None) for config in sizes]
+    return min([size for size in found if isinstance(size, int)] or [MAX_IN_FLIGHT])
+
+
+def _check_tables(
+    pool: ThreadPoolExecutor,
+    aws: Aws,
+    refs: List[CheckedTable],
+    owners: Dict[str, Optional[str]],
+    identity: Identity,
+) -> Dict[int, List[Check]]:
+    """Every table whose catalog resolved, in parallel: {id(ref): its rows}."""
+    jobs: Dict[int, Future] = {}
+    for ref in refs:
+        owner = owners[ref.catalog.lower()]
+        if owner is not None:
+            jobs[id(ref)] = pool.submit(_table_rows, aws, ref, owner, identity)
+    return {key: job.result() for key, job in jobs.items()}
+
+
 def run_doctor(
     *,
     athena: Any,
@@ -105,6 +136,7 @@ def run_doctor(
     models: Iterable[ModelFacts] = (),
     setup: Optional[Mapping[str, Any]] = None,
     work_group: Optional[str] = None,
+    max_in_flight: int = MAX_IN_FLIGHT,
 ) -> Tuple[Identity, List[Check]]:
     """Every check, read-only; (who the checks ran as, the rows in report order)."""
     aws = Aws(athena=athena, glue=glue, s3=s3, sts=sts, region=region)
@@ -114,13 +146,22 @@ def run_doctor(
     refs = [r for r in parse_tables(tables) if fixes.is_cross_account_catalog(r.catalog)]
     for ref in refs:  # Spark reads with RequestPayer when any model reading it asks to
         ref.requester_pays |= any(model in payers for model in ref.models)
-    identity, identity_rows = find_identity(sts, athena, work_group)
+    names = _catalog_names(catalogs, refs)
+    mine = {key: [r for r in refs if r.catalog.lower() == key] for key in names}
+    workers = max(1, min(max_in_flight, _pool_size([athena, glue, s3, sts])))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="doctor") as pool:
+        identity_job = pool.submit(find_identity, sts, athena, work_group)
+        registration_jobs = {
+            key: pool.submit(check_registration, athena, name, region, [r.name for r in mine[key]])
+            for key, name in names.items()
+        }
+        identity, identity_rows = identity_job.result()
+        registrations = {key: job.result() for key, job in registration_jobs.items()}
+        owners = {key: owner for key, (_, owner) in registrations.items()}
+        table_rows = _check_tables(pool, aws, refs, owners, identity)
     rows += identity_rows
-    for key, name in _catalog_names(catalogs, refs).items():
-        mine = [r for r in refs if r.catalog.lower() == key]
-        row, owner = check_registration(athena, name, region, [r.name for r in mine])
+    for key, (row, _) in registrations.items():
         rows.append(row)
-        if owner is not None:
-            for ref in mine:
-                rows += _table_rows(aws, ref, owner, identity)
+        for ref in mine[key]:
+            rows += table_rows.get(id(ref), [])
     return identity, rows
