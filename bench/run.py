@@ -40,6 +40,9 @@ FULL = dict(
     latency_catalogs=120,
     latency=0.050,
     latency_repeats=3,
+    doctor_tables=300,
+    doctor_databases=30,
+    doctor_repeats=3,
 )
 SMOKE = dict(
     n_models=(2,),
@@ -53,12 +56,16 @@ SMOKE = dict(
     latency_catalogs=6,
     latency=0.005,
     latency_repeats=1,
+    doctor_tables=6,
+    doctor_databases=2,
+    doctor_repeats=1,
 )
 TARGETS = {
     "render_overhead_ratio": 1.05,
     "import_ms": 5.0,
     "parse_ratio": 1.02,
     "latency_speedup": 5.0,
+    "doctor_seconds": 5.0,
 }
 
 
@@ -117,6 +124,7 @@ def summary_table(figs: Dict[str, Tuple[float, str]]) -> List[str]:
         "import_ms": ("plugin import after dbt.adapters.athena (ms)", "<="),
         "parse_ratio": ("dbt parse --no-partial-parse, with / without plugin", "<="),
         "latency_speedup": ("no-argument map under latency: serial / shipped", ">="),
+        "doctor_seconds": ("doctor on many tables, 50 ms per AWS call (s)", "<="),
     }
     for key, (label, op) in labels.items():
         if key not in figs:
@@ -130,6 +138,41 @@ def summary_table(figs: Dict[str, Tuple[float, str]]) -> List[str]:
     return lines
 
 
+def doctor_figure(
+    emulator: Emulator, cfg: Dict[str, float]
+) -> Tuple[Tuple[float, str], Dict[str, float], List[str]]:
+    """The doctor on many tables under latency: (figure, BENCH extras, report lines)."""
+    n_tables, latency = int(cfg["doctor_tables"]), cfg["latency"]
+    run = F.doctor_at_scale(
+        emulator, n_tables, int(cfg["doctor_databases"]), latency, int(cfg["doctor_repeats"])
+    )
+    assert run.statuses["FAIL"] == 0 and run.statuses["PASS"] >= 3 * n_tables, run.statuses
+    seconds, total = F.median(run.seconds), sum(run.calls.values())
+    figure = (
+        seconds,
+        f"{n_tables} tables in {int(cfg['doctor_databases'])} databases, "
+        f"{latency * 1000:g} ms per call, median of {int(cfg['doctor_repeats'])}; "
+        f"{total} calls, {total * latency:.0f} s if serial",
+    )
+    extra = {"doctor_calls_per_table": total / n_tables}
+    extra.update({f"doctor_calls_{a}": n for a, n in sorted(run.calls.items())})
+    lines = [
+        "## 5. The doctor on many tables",
+        "",
+        f"`cross_account_doctor`'s checks ({n_tables} tables, {int(cfg['doctor_databases'])} "
+        f"databases, one bucket each; every {F.PARTITIONED_EVERY}th table partitioned) with "
+        f"{latency * 1000:g} ms added to every AWS call: {seconds:.2f} s (runs: "
+        + ", ".join(f"{t:.2f}" for t in run.seconds)
+        + f"). Calls per table: {total / n_tables:.2f}.",
+        "",
+        "| action | calls | per table |",
+        "|---|---:|---:|",
+        *(f"| {a} | {n} | {n / n_tables:.2f} |" for a, n in sorted(run.calls.items())),
+        "",
+    ]
+    return figure, extra, lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -137,8 +180,20 @@ def main() -> int:
     )
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("RESULTS.md"))
     parser.add_argument("--workdir", type=Path, default=None, help="where generated projects go")
+    parser.add_argument(
+        "--only-doctor", action="store_true", help="only the doctor figure; writes no report"
+    )
     args = parser.parse_args()
     cfg = SMOKE if args.smoke else FULL
+    if args.only_doctor:
+        with Emulator() as emulator:
+            os.environ.update(emulator.env())
+            prepare_base(emulator)
+            (value, _detail), extra, lines = doctor_figure(emulator, cfg)
+        print("\n".join(lines))
+        for name, number in {"doctor_seconds": value, **extra}.items():
+            print(f"BENCH {name} {number:g}")
+        return 0
 
     started = time.perf_counter()
     host = machine()
@@ -176,6 +231,14 @@ def main() -> int:
             f"{serial:.2f} s / {shipped:.2f} s, same map",
         )
         extra.update(latency_serial_s=serial, latency_shipped_s=shipped)
+
+        print(
+            "5. the doctor on many tables",
+            f"(at {time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+        figs["doctor_seconds"], doctor_extra, doctor_lines = doctor_figure(emulator, cfg)
+        extra.update(doctor_extra)
 
         print("2. render overhead", f"(at {time.perf_counter() - started:.0f} s)", flush=True)
         runs = F.render_overhead(root, cfg["overhead_models"], cfg["overhead_repeats"], threads=8)
@@ -245,10 +308,11 @@ def main() -> int:
         "on AWS, 120 catalogs take 3 List pages (50 per page). *Stock*: no package, no",
         "dispatch entry.",
         "",
-        "## 2-4. Overhead, import cost, latency",
+        "## 2-5. Overhead, import cost, latency, the doctor",
         "",
         *summary_table(figs),
         "",
+        *doctor_lines,
         "Method: timed arms are interleaved. dbt runs in-process through dbtRunner with",
         "bench-only speed-ups that change no API call (bench/speedups.py): one botocore data",
         "loader for every run, and for the call-count grid only, reused boto3 sessions and",

@@ -131,11 +131,11 @@ class DoctorAws:
     def actions(self) -> List[str]:
         return [r["action"] for r in self.requests()]
 
-    def most_in_flight(self) -> int:
-        """The largest number of logged requests that were being served at the same time."""
-        edges = sorted(
-            [(r["start"], 1) for r in self.requests()] + [(r["end"], -1) for r in self.requests()]
-        )
+    def most_in_flight(self, service: Optional[str] = None) -> int:
+        """The largest number of logged requests (of ``service``, or of any) that were being
+        served at the same time."""
+        logged = [r for r in self.requests() if service in (None, r["service"])]
+        edges = sorted([(r["start"], 1) for r in logged] + [(r["end"], -1) for r in logged])
         most = current = 0
         for _, step in edges:
             current += step

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from dbt_athena_cross_account.doctor.aws_errors import AwsError, attempt
+from dbt_athena_cross_account.doctor.aws_errors import AwsError
 from dbt_athena_cross_account.doctor.calls import Aws
 from dbt_athena_cross_account.doctor.policies import s3_policies
 from dbt_athena_cross_account.doctor.rows import FAIL, PASS, WARN, Check, CheckedTable, Identity
@@ -125,17 +126,13 @@ def _pick(contents: Sequence[Mapping[str, Any]], prefix: str) -> Tuple[str, str,
     return "", first_empty, skipped
 
 
-def _read(s3: Any, base: Sample, key: str, empty: bool, payer: Dict[str, str]) -> Sample:
+def _read(aws: Aws, base: Sample, key: str, empty: bool, payer: Dict[str, str]) -> Sample:
     """GetObject: one byte, or the whole of a zero-byte object (a range would be invalid)."""
     byte = {} if empty else {"Range": "bytes=0-0"}
-    answer = attempt(_read_body, s3, Bucket=base.bucket, Key=key, **byte, **payer)
+    answer = aws.request("s3", "get_object", Bucket=base.bucket, Key=key, **byte, **payer)
     if isinstance(answer, AwsError):
         return replace(base, key=key, step=READ, error=answer)
     return replace(base, key=key, empty=empty)
-
-
-def _read_body(s3: Any, **kwargs: Any) -> bytes:
-    return bytes(s3.get_object(**kwargs)["Body"].read())
 
 
 def sample_location(aws: Aws, location: str, requester_pays: bool) -> Sample:
@@ -146,8 +143,9 @@ def sample_location(aws: Aws, location: str, requester_pays: bool) -> Sample:
     first_empty, skipped, token = "", 0, None
     for _ in range(MAX_LIST_PAGES):
         paging: Dict[str, str] = {"ContinuationToken": token} if token else {}
-        page = attempt(
-            aws.s3.list_objects_v2,
+        page = aws.request(
+            "s3",
+            "list_objects_v2",
             Bucket=bucket,
             Prefix=prefix,
             MaxKeys=LIST_PAGE_SIZE,
@@ -159,20 +157,20 @@ def sample_location(aws: Aws, location: str, requester_pays: bool) -> Sample:
         key, empty, passed = _pick(page.get("Contents") or [], prefix)
         first_empty, skipped = first_empty or empty, skipped + passed
         if key:
-            return _read(aws.s3, base, key, False, payer)
+            return _read(aws, base, key, False, payer)
         token = page.get("NextContinuationToken")
         if not (page.get("IsTruncated") and token):
             break
     else:
         return Sample(location, bucket, prefix, skipped=skipped, complete=False)
     base = replace(base, skipped=skipped)
-    return _read(aws.s3, base, first_empty, True, payer) if first_empty else base
+    return _read(aws, base, first_empty, True, payer) if first_empty else base
 
 
 # ---- rows -------------------------------------------------------------------------------
 def _kms_key(aws: Aws, bucket: str) -> Tuple[Optional[str], str]:
     """(KMS key, or 'aws/s3' when the bucket defaults to SSE-KMS; a note when unreadable)."""
-    answer = aws.call(("GetBucketEncryption", bucket), aws.s3.get_bucket_encryption, Bucket=bucket)
+    answer = aws.call(("GetBucketEncryption", bucket), "s3", "get_bucket_encryption", Bucket=bucket)
     if isinstance(answer, AwsError):
         if answer.code == "ServerSideEncryptionConfigurationNotFoundError":
             return None, ""
@@ -262,12 +260,9 @@ def check_data(
     locations, rows = _locations(ref, table, partitions)
     passed = []
     for location in locations:
-        sample = aws.call(
+        sample = aws.once(
             ("sample", location, requester_pays),
-            sample_location,
-            aws=aws,
-            location=location,
-            requester_pays=requester_pays,
+            partial(sample_location, aws, location, requester_pays),
         )
         problem = _problem(aws, ref, sample, identity)
         if problem is None:

@@ -3,10 +3,11 @@ execution role, athena:GetWorkGroup). Policies the doctor prints name both."""
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from dbt_athena_cross_account import fixes
-from dbt_athena_cross_account.doctor.aws_errors import AwsError, attempt
+from dbt_athena_cross_account.doctor.aws_errors import AwsError
+from dbt_athena_cross_account.doctor.calls import Aws
 from dbt_athena_cross_account.doctor.policies import policy_principal
 from dbt_athena_cross_account.doctor.rows import WARN, Check, Identity
 
@@ -21,8 +22,8 @@ WORK_GROUP_UNREADABLE = (
 WORK_GROUP_FIX = "grant athena:GetWorkGroup on workgroup/{work_group} to the dbt role"
 
 
-def _execution_role(athena: Any, work_group: str) -> Tuple[Optional[str], List[Check]]:
-    answer = attempt(athena.get_work_group, WorkGroup=work_group)
+def _execution_role(aws: Aws, work_group: str) -> Tuple[Optional[str], List[Check]]:
+    answer = aws.request("athena", "get_work_group", WorkGroup=work_group)
     if isinstance(answer, AwsError):
         reason = WORK_GROUP_UNREADABLE.format(work_group=work_group, error=answer.text)
         return None, [
@@ -43,16 +44,16 @@ def _execution_role(athena: Any, work_group: str) -> Tuple[Optional[str], List[C
     return None, [Check(WARN, KIND, work_group, NO_ROLE.format(work_group=work_group), fix)]
 
 
-def find_identity(sts: Any, athena: Any, work_group: Optional[str]) -> Tuple[Identity, List[Check]]:
+def find_identity(aws: Aws, work_group: Optional[str]) -> Tuple[Identity, List[Check]]:
     identity = Identity(work_group=work_group)
     rows: List[Check] = []
-    caller = attempt(sts.get_caller_identity)
+    caller = aws.request("sts", "get_caller_identity")
     if isinstance(caller, AwsError):
         rows.append(Check(WARN, KIND, "sts", CALLER_UNKNOWN.format(error=caller.text), CALLER_FIX))
     else:
         identity.account, identity.arn = caller.get("Account"), caller.get("Arn")
         identity.principal = policy_principal(identity.arn)
     if work_group:
-        identity.execution_role, found = _execution_role(athena, work_group)
+        identity.execution_role, found = _execution_role(aws, work_group)
         rows += found
     return identity, rows

@@ -64,13 +64,14 @@ def _glue_calls(aws: Aws, ref: CheckedTable, owner: str) -> Tuple[str, Any]:
     """(the last action tried, its answer): the table facts, or the AwsError that stopped."""
     schema, table = ref.schema.lower(), ref.table.lower()
     database = aws.call(
-        ("GetDatabase", owner, schema), aws.glue.get_database, CatalogId=owner, Name=ref.schema
+        ("GetDatabase", owner, schema), "glue", "get_database", CatalogId=owner, Name=ref.schema
     )
     if isinstance(database, AwsError):
         return "glue:GetDatabase", database
     answer = aws.call(
         ("GetTable", owner, schema, table),
-        aws.glue.get_table,
+        "glue",
+        "get_table",
         CatalogId=owner,
         DatabaseName=ref.schema,
         Name=ref.table,
@@ -81,7 +82,8 @@ def _glue_calls(aws: Aws, ref: CheckedTable, owner: str) -> Tuple[str, Any]:
         )
     sample = aws.call(
         ("GetPartitions", owner, schema, table),
-        aws.glue.get_partitions,
+        "glue",
+        "get_partitions",
         CatalogId=owner,
         DatabaseName=ref.schema,
         TableName=ref.table,

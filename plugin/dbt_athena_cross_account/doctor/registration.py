@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
 from dbt_athena_cross_account import fixes
-from dbt_athena_cross_account.doctor.aws_errors import AwsError, attempt
+from dbt_athena_cross_account.doctor.aws_errors import AwsError
+from dbt_athena_cross_account.doctor.calls import Aws
 from dbt_athena_cross_account.doctor.rows import FAIL, PASS, Check
 from dbt_athena_cross_account.resolver import classify, default_catalog_id
 
@@ -33,10 +34,10 @@ LOWERCASE_NOTE = "; note that Athena SQL lowercases catalog names, so prefer '{n
 Catalog = Optional[Mapping[str, Any]]
 
 
-def _get_data_catalog(athena: Any, name: str) -> Union[Catalog, AwsError]:
+def _get_data_catalog(aws: Aws, name: str) -> Union[Catalog, AwsError]:
     """The catalog under its lower-case name or as spelled; None when neither exists."""
     for spelling in dict.fromkeys([name.lower(), name]):
-        answer = attempt(athena.get_data_catalog, Name=spelling)
+        answer = aws.request("athena", "get_data_catalog", Name=spelling)
         if isinstance(answer, AwsError) and not answer.not_found:
             return answer
         # moto answers an unknown name with an empty body instead of an error
@@ -68,11 +69,12 @@ def _unusable_fix(name: str, region: str, catalog: Catalog, malformed: bool) -> 
 
 
 def check_registration(
-    athena: Any, name: str, region: str, skipped: Sequence[str] = ()
+    aws: Aws, name: str, skipped: Sequence[str] = ()
 ) -> Tuple[Check, Optional[str]]:
     """(row, owner account id): PASS with the id, or FAIL with the fix and None."""
     tail = SKIPPED.format(n=len(skipped)) if skipped else ""
-    catalog = _get_data_catalog(athena, name)
+    region = aws.region
+    catalog = _get_data_catalog(aws, name)
     if isinstance(catalog, AwsError):
         return _error_row(name, region, catalog, tail), None
     resolution = classify(name, catalog, default_catalog_id)

@@ -1,18 +1,19 @@
 """One doctor run: the tables and catalogs to check, then every check, in report order.
 
-AWS calls run with bounded parallelism: at most ``MAX_IN_FLIGHT`` at once, and never more
-than a client's connection pool holds. First who the checks run as and every catalog's
-registration, then every table whose catalog resolved. Within a table the checks run in
+AWS calls run with bounded parallelism: ``WORKERS`` threads, and per service at most
+``calls.MAX_IN_FLIGHT`` calls at once, never more than its client's connection pool holds.
+First who the checks run as and every catalog's registration, then every table whose
+catalog resolved. Within a table the checks run in
 order (metadata, data, format), each distinct call once per run (``calls.Once``).
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from dbt_athena_cross_account import fixes
-from dbt_athena_cross_account.doctor.calls import Aws
+from dbt_athena_cross_account.doctor.calls import MAX_IN_FLIGHT, Aws
 from dbt_athena_cross_account.doctor.data import check_data
 from dbt_athena_cross_account.doctor.identity import find_identity
 from dbt_athena_cross_account.doctor.metadata import check_metadata
@@ -22,7 +23,7 @@ from dbt_athena_cross_account.doctor.rows import FAIL, Check, CheckedTable, Iden
 from dbt_athena_cross_account.doctor.session import check_session
 from dbt_athena_cross_account.doctor.table_format import check_format, is_view
 
-MAX_IN_FLIGHT = 16
+WORKERS = 32  # threads checking tables at once; calls per service are bounded in calls.Aws
 NOT_A_TABLE_NAME = (
     "cross_account_doctor: table {item!r} is not 'catalog.schema.table'. "
     'Fix: pass tables: ["partner_catalog.sales.orders"]'
@@ -101,13 +102,6 @@ def _table_rows(aws: Aws, ref: CheckedTable, owner: str, identity: Identity) -> 
     return [row, check_format(ref, facts.table, data_readable=readable), *data]
 
 
-def _pool_size(clients: Sequence[Any]) -> int:
-    """The smallest connection pool of the clients (botocore's default is 10)."""
-    sizes = [getattr(getattr(c, "meta", None), "config", None) for c in clients]
-    found = [getattr(config, "max_pool_connections", None) for config in sizes]
-    return min([size for size in found if isinstance(size, int)] or [MAX_IN_FLIGHT])
-
-
 def _check_tables(
     pool: ThreadPoolExecutor,
     aws: Aws,
@@ -138,8 +132,10 @@ def run_doctor(
     work_group: Optional[str] = None,
     max_in_flight: int = MAX_IN_FLIGHT,
 ) -> Tuple[Identity, List[Check]]:
-    """Every check, read-only; (who the checks ran as, the rows in report order)."""
-    aws = Aws(athena=athena, glue=glue, s3=s3, sts=sts, region=region)
+    """Every check, read-only; (who the checks ran as, the rows in report order).
+    ``max_in_flight``: calls of one service at once, at most (and never more than its
+    client's connection pool)."""
+    aws = Aws(athena=athena, glue=glue, s3=s3, sts=sts, region=region, max_in_flight=max_in_flight)
     models = list(models)
     rows = check_setup(setup or {}) + check_session(models)
     payers = {m.unique_id for m in models if m.pays_requester}
@@ -148,11 +144,10 @@ def run_doctor(
         ref.requester_pays |= any(model in payers for model in ref.models)
     names = _catalog_names(catalogs, refs)
     mine = {key: [r for r in refs if r.catalog.lower() == key] for key in names}
-    workers = max(1, min(max_in_flight, _pool_size([athena, glue, s3, sts])))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="doctor") as pool:
-        identity_job = pool.submit(find_identity, sts, athena, work_group)
+    with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="doctor") as pool:
+        identity_job = pool.submit(find_identity, aws, work_group)
         registration_jobs = {
-            key: pool.submit(check_registration, athena, name, region, [r.name for r in mine[key]])
+            key: pool.submit(check_registration, aws, name, [r.name for r in mine[key]])
             for key, name in names.items()
         }
         identity, identity_rows = identity_job.result()
