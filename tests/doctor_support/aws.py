@@ -25,8 +25,9 @@ def free_port() -> int:
 class DoctorAws:
     """The subprocess server plus the world the doctor tests read."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, spec: Optional[Dict[str, Any]] = None) -> None:
         self.workdir = workdir
+        self.spec = spec if spec is not None else world.WORLD
         self.port = free_port()
         self.endpoint_url = f"http://127.0.0.1:{self.port}"
         self.log_path = workdir / "requests.jsonl"
@@ -67,8 +68,8 @@ class DoctorAws:
             stderr=open(self.workdir / "server.log", "wb"),  # noqa: SIM115 - lives as long as the process
         )
         self._wait_until_up()
-        self.keys = world.build(self.client)
-        self.set_faults(world.fault_rules(world.WORLD, self.keys))
+        self.keys = world.build(self.client, self.spec)
+        self.set_faults(world.fault_rules(self.spec, self.keys))
         # From here on every request must be signed by an IAM user whose policy allows it.
         requests.post(f"{self.endpoint_url}/moto-api/reset-auth", data=b"0", timeout=10)
         self.clear_log()

@@ -53,7 +53,8 @@ def create_buckets(client: Client, world: Dict[str, Any]) -> None:
         spec = spec or {}
         s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION})
         for key, body in (spec.get("objects") or {}).items():
-            s3.put_object(Bucket=bucket, Key=key, Body=str(body or "").encode())
+            data = body if isinstance(body, bytes) else str(body or "").encode()
+            s3.put_object(Bucket=bucket, Key=key, Body=data)
         markers = spec.get("folder_markers") or {}
         for i in range(1, int(markers.get("count", 0)) + 1):
             s3.put_object(Bucket=bucket, Key=f"{markers['prefix']}{i:02d}/", Body=b"")
