@@ -60,6 +60,8 @@ DENIED = (
     "{what} was denied ({step}, {error}) although the Glue metadata is readable: "
     "bucket '{bucket}' needs its bucket policy and your IAM policy to allow it{kms}"
 )
+LISTING = "listing s3://{bucket}/{prefix}"
+READING = "reading s3://{bucket}/{key}"
 KMS_NEEDED = "; the bucket uses SSE-KMS ({key}), so kms:Decrypt is needed too"
 KMS_UNKNOWN = (
     "; the bucket's default encryption could not be read ({code}): "
@@ -190,10 +192,8 @@ def _failure_row(aws: Aws, ref: CheckedTable, sample: Sample, identity: Identity
         return Check(FAIL, KIND, ref.name, reason, NO_BUCKET_FIX)
     if error.denied:
         kms_key, note = _kms_key(aws, bucket)
-        listing = sample.step == LIST
-        what = (
-            f"listing s3://{bucket}/{prefix}" if listing else f"reading s3://{bucket}/{sample.key}"
-        )
+        what_template = LISTING if sample.step == LIST else READING
+        what = what_template.format(bucket=bucket, prefix=prefix, key=sample.key)
         kms = KMS_NEEDED.format(key=kms_key) if kms_key else note
         reason = DENIED.format(
             what=what, step=sample.step, error=error.text, bucket=bucket, kms=kms

@@ -28,6 +28,8 @@ MISSING = "{where} does not exist in the Glue catalog of account {owner} ({regio
 MISSING_FIX = "check the source's schema/identifier, or list what exists: {command}"
 FAILED = "{action} on {where} failed ({error})"
 FAILED_FIX = "retry; if it persists, check the region and the owner account id"
+DATABASE = "database '{schema}'"
+TABLE = "table '{schema}.{table}'"
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ def _error_row(
     aws: Aws, ref: CheckedTable, owner: str, identity: Identity, action: str, error: AwsError
 ) -> Check:
     on_database = action == "glue:GetDatabase"
-    where = f"database '{ref.schema}'" if on_database else f"table '{ref.schema}.{ref.table}'"
+    where = (DATABASE if on_database else TABLE).format(schema=ref.schema, table=ref.table)
     if error.denied:
         reason = DENIED.format(action=action, where=where, owner=owner, error=error.text)
         fix = glue_policies(identity, owner, aws.region, ref.schema)
