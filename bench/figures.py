@@ -175,6 +175,27 @@ def parse_cost(root: Path, n_models: int, repeats: int) -> Dict[str, List[Tuple[
 
 
 # ---- 4. many catalogs with latency ------------------------------------------------------
+def probe_with_latency(
+    emulator, actions: Sequence[str], latency: float, probe: str, *args: str, stdin: str = ""
+) -> Dict:
+    """Run ``probe`` in a fresh Python process while the emulator delays ``actions`` by
+    ``latency`` seconds (counters reset first); return the JSON of its last output line."""
+    emulator.reset_counters()
+    emulator.latency.update({action: latency for action in actions})
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *args],
+            input=stdin,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        for action in actions:
+            emulator.latency.pop(action, None)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
 # The resolver runs in its own process, as dbt does against a remote AWS: in this process
 # it would share the GIL with the emulator's request threads, which penalises concurrency.
 LATENCY_PROBE = """
@@ -206,19 +227,7 @@ def latency_map(
     interleaved; every run must give the same map and make 1 List + N Get calls."""
     expected = register_glue_catalogs(emulator, n_catalogs)
     region = P.athena_target()["region_name"]
-    emulator.reset_counters()
-    emulator.latency.update({action: latency for action in COUNTED})
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", LATENCY_PROBE, str(region), str(repeats)],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-    finally:
-        for action in COUNTED:
-            emulator.latency.pop(action, None)
-    out = json.loads(done.stdout.splitlines()[-1])
+    out = probe_with_latency(emulator, COUNTED, latency, LATENCY_PROBE, str(region), str(repeats))
     assert all(result == expected for result in out["maps"]), "a map differs from the catalogs"
     runs = 2 * repeats
     assert emulator.calls["ListDataCatalogs"] == runs, dict(emulator.calls)
@@ -331,20 +340,10 @@ def doctor_at_scale(
     must PASS every table and make the same calls."""
     tables = seed_doctor_tables(emulator, n_tables, n_databases)
     region = P.athena_target()["region_name"]
-    emulator.reset_counters()
-    emulator.latency.update({action: latency for action in DOCTOR_DELAYED})
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", DOCTOR_PROBE, str(region), str(latency), str(repeats)],
-            input=json.dumps(tables),
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-    finally:
-        for action in DOCTOR_DELAYED:
-            emulator.latency.pop(action, None)
-    out = json.loads(done.stdout.splitlines()[-1])
+    args = (str(region), str(latency), str(repeats))
+    out = probe_with_latency(
+        emulator, DOCTOR_DELAYED, latency, DOCTOR_PROBE, *args, stdin=json.dumps(tables)
+    )
     assert all(s == out["s3_calls"][0] for s in out["s3_calls"]), out["s3_calls"]
     assert all(s == out["statuses"][0] for s in out["statuses"]), out["statuses"]
     calls = {a: n // repeats for a, n in emulator.calls.items() if n}
