@@ -42,7 +42,7 @@ class Once:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._answers: Dict[Hashable, Future] = {}
+        self._answers: Dict[Hashable, Future[Any]] = {}
 
     def __call__(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         with self._lock:

@@ -255,7 +255,7 @@ def check_data(
     partitions: Optional[List[Mapping[str, Any]]] = None,
     requester_pays: bool = False,
 ) -> List[Check]:
-    """One PASS row for every location read; a row for each problem. ``partitions`` is
+    """A PASS row naming every location read, and a row for each problem. ``partitions`` is
     None for an unpartitioned table, else the sampled partitions (possibly none)."""
     locations, rows = _locations(ref, table, partitions)
     passed = []

@@ -42,7 +42,8 @@ def _get_data_catalog(aws: Aws, name: str) -> Union[Catalog, AwsError]:
             return answer
         # moto answers an unknown name with an empty body instead of an error
         if not isinstance(answer, AwsError) and answer.get("DataCatalog"):
-            return answer["DataCatalog"]
+            catalog: Mapping[str, Any] = answer["DataCatalog"]
+            return catalog
     return None
 
 

@@ -110,7 +110,7 @@ def _check_tables(
     identity: Identity,
 ) -> Dict[int, List[Check]]:
     """Every table whose catalog resolved, in parallel: {id(ref): its rows}."""
-    jobs: Dict[int, Future] = {}
+    jobs: Dict[int, Future[List[Check]]] = {}
     for ref in refs:
         owner = owners[ref.catalog.lower()]
         if owner is not None:
