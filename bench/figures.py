@@ -328,24 +328,42 @@ def seed_doctor_tables(emulator, n_tables: int, n_databases: int) -> List[str]:
 
 @dataclass
 class DoctorRun:
-    seconds: List[float]
+    seconds: List[float]  # with the latency
+    floor: List[float]  # the same runs with no added latency: the machine's own cost
     calls: Dict[str, int]  # per run
     statuses: Dict[str, int]
+
+
+def _doctor_probe(emulator, tables: List[str], latency: float) -> Dict:
+    region = str(P.athena_target()["region_name"])
+    out = probe_with_latency(
+        emulator, DOCTOR_DELAYED, latency, DOCTOR_PROBE, region, str(latency), "1",
+        stdin=json.dumps(tables),
+    )  # fmt: skip
+    out["calls"] = {**{a: n for a, n in emulator.calls.items() if n}, **out["s3_calls"][0]}
+    return out
 
 
 def doctor_at_scale(
     emulator, n_tables: int, n_databases: int, latency: float, repeats: int
 ) -> DoctorRun:
-    """The doctor on ``n_tables`` tables with ``latency`` seconds per AWS call; every run
-    must PASS every table and make the same calls."""
+    """The doctor on ``n_tables`` tables with ``latency`` seconds per AWS call, interleaved
+    with the same run without added latency (on this machine the local emulator's CPU is
+    part of every call); every run must make the same calls with the same outcome."""
     tables = seed_doctor_tables(emulator, n_tables, n_databases)
-    region = P.athena_target()["region_name"]
-    args = (str(region), str(latency), str(repeats))
-    out = probe_with_latency(
-        emulator, DOCTOR_DELAYED, latency, DOCTOR_PROBE, *args, stdin=json.dumps(tables)
+    runs = interleaved(
+        {
+            "latency": lambda: _doctor_probe(emulator, tables, latency),
+            "floor": lambda: _doctor_probe(emulator, tables, 0.0),
+        },
+        repeats,
     )
-    assert all(s == out["s3_calls"][0] for s in out["s3_calls"]), out["s3_calls"]
-    assert all(s == out["statuses"][0] for s in out["statuses"]), out["statuses"]
-    calls = {a: n // repeats for a, n in emulator.calls.items() if n}
-    calls.update(out["s3_calls"][0])
-    return DoctorRun(out["seconds"], calls, out["statuses"][0])
+    every = runs["latency"] + runs["floor"]
+    assert all(r["calls"] == every[0]["calls"] for r in every), [r["calls"] for r in every]
+    assert all(r["statuses"] == every[0]["statuses"] for r in every), every
+    return DoctorRun(
+        [r["seconds"][0] for r in runs["latency"]],
+        [r["seconds"][0] for r in runs["floor"]],
+        every[0]["calls"],
+        every[0]["statuses"][0],
+    )
