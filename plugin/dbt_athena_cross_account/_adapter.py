@@ -35,6 +35,9 @@ def resolver_for(adapter: Any) -> CatalogResolver:
             if resolver is None:
                 resolver = CatalogResolver(
                     client_factory=lambda: connection_clients(adapter, "athena")[0]["athena"],
+                    fresh_client_factory=lambda: connection_clients(adapter, "athena", fresh=True)[
+                        0
+                    ]["athena"],
                     catalog_id_of=get_catalog_id,
                     debug=LOGGER.debug,
                 )

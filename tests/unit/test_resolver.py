@@ -187,12 +187,38 @@ def test_access_denied_names_the_iam_action_and_the_opt_in(athena, emulator, act
     assert emulator.calls[action] == 1  # AccessDenied is not retried
 
 
-def test_errors_are_cached_for_the_run(athena, emulator):
-    emulator.inject_error("GetDataCatalog", "AccessDeniedException", "denied")
+def test_an_error_is_not_kept_the_next_caller_asks_again(athena, emulator):
+    """An AccessDenied for one model is not replayed to later models: each asks AWS."""
+    emulator.inject_error("GetDataCatalog", "AccessDeniedException", "denied", times=2)
     resolver = CatalogResolver(lambda: athena)
-    for _ in range(3):
+    for _ in range(2):
         with pytest.raises(CrossAccountCatalogError):
             resolver.catalog_map(["partner_catalog"])
+    assert resolver.catalog_map(["partner_catalog"]) == {"partner_catalog": "999999999999"}
+    assert emulator.calls["GetDataCatalog"] == 3
+
+
+def test_callers_waiting_on_a_failing_lookup_share_its_one_call(athena, emulator):
+    emulator.inject_error("GetDataCatalog", "AccessDeniedException", "denied")
+    emulator.latency["GetDataCatalog"] = 0.3
+    resolver = CatalogResolver(lambda: athena)
+    errors: List[BaseException] = []
+
+    def model() -> None:
+        try:
+            resolver.catalog_map(["partner_catalog"])
+        except CrossAccountCatalogError as exc:
+            errors.append(exc)
+
+    try:
+        threads = [threading.Thread(target=model) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        emulator.latency.clear()
+    assert len(errors) == 4
     assert emulator.calls["GetDataCatalog"] == 1
 
 
