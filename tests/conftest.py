@@ -36,6 +36,31 @@ def prepare_base(emulator: Emulator) -> None:
         s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION})
 
 
+def read_plan_in(code: str) -> Optional[Dict[str, Dict[str, object]]]:
+    """The ``_CROSS_ACCOUNT_TABLES`` read plan injected into submitted code (None: not injected).
+
+    Evaluates the code's top-level imports and that one assignment, whatever literal form
+    the package uses for it. Values are ``{"table", "account", "empty"}``.
+    """
+    marker = "_CROSS_ACCOUNT_TABLES ="
+    lines = [
+        line
+        for line in code.splitlines()
+        if line.startswith(("import ", "from ")) or line.startswith(marker)
+    ]
+    if not any(line.startswith(marker) for line in lines):
+        return None
+    namespace: Dict[str, object] = {}
+    exec("\n".join(lines), namespace)
+    return dict(namespace["_CROSS_ACCOUNT_TABLES"])  # type: ignore[call-overload]
+
+
+def tables_read(code: str) -> Optional[Dict[str, object]]:
+    """``{relation string: Spark table name}`` of the read plan in submitted code."""
+    plan = read_plan_in(code)
+    return None if plan is None else {key: entry["table"] for key, entry in plan.items()}
+
+
 def ensure_data_catalog(
     emulator: Emulator,
     name: str,

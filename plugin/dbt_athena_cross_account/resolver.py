@@ -151,9 +151,7 @@ def _attempts(exc: BaseException) -> Optional[int]:
     return None
 
 
-EXPIRED_CREDENTIALS_MESSAGE = (
-    "{action} for {subject} failed with {code} twice: the AWS credentials of your dbt profile expired and fresh ones from the same profile are expired too. Fix: refresh them (for example `aws sso login`, or new keys in the environment); with assume_role_arn in the profile, raise assume_role_duration_seconds or check that the base credentials can still call sts:AssumeRole."
-)
+EXPIRED_CREDENTIALS_MESSAGE = "{action} for {subject} failed with {code} twice: the AWS credentials of your dbt profile expired and fresh ones from the same profile are expired too. Fix: refresh them (for example `aws sso login`, or new keys in the environment); with assume_role_arn in the profile, raise assume_role_duration_seconds or check that the base credentials can still call sts:AssumeRole."
 
 
 class _CredentialsExpired(Exception):
