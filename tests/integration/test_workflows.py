@@ -184,6 +184,12 @@ def test_defer_reads_the_relation_ref_renders_in_the_owner_account(dbt, world, p
     assert "`999999999999/sales`.`orders`" in calc.code
 
 
+# ---- versioned refs ------------------------------------------------------------------------------
+def test_versioned_refs(dbt, world):
+    dbt("run", "--select", "+reads_versions")
+    assert order_ids("reads_versions") == PARTNER_ROWS + SUPPLIER_ROWS
+
+
 # ---- dbt run --empty ----------------------------------------------------------------------------
 @pytest.mark.parametrize("model", ["from_env", "two_partners"])
 def test_empty_run_writes_the_schema_and_no_rows(dbt, world, model):
