@@ -8,7 +8,7 @@ reused by every run of that shape (its partial-parse state stays warm):
 * ``seed``: the seed PR's design as a root-project ``athena__create_table_as`` (dispatch
   ``['bench', 'dbt']``, no package, so no package self-check): every opted-in model asks for
   the full list-all map (the plugin's no-argument method) and gets the package's
-  ``get_spark_df`` text (``cross_account_get_spark_df.sql`` copied into the project).
+  map-based ``get_spark_df`` text (``bench/seed_get_spark_df.sql`` copied into the project).
 * ``stock``: stock dbt-athena, no package and no dispatch entry (reads the wrong account).
 
 Every model is a Python table that reads ``source('partner', 'orders')`` from the one
@@ -91,7 +91,7 @@ def write_project(root: Path, variant: str, n_models: int, opted_in: bool = True
         config["dispatch"] = [{"macro_namespace": "athena", "search_order": ["bench", "dbt"]}]
         (project / "macros").mkdir()
         (project / "macros" / "athena__create_table_as.sql").write_text(SEED_CREATE_TABLE_AS)
-        get_spark_df = REPO_ROOT / "macros" / "cross_account_get_spark_df.sql"
+        get_spark_df = Path(__file__).parent / "seed_get_spark_df.sql"
         (project / "macros" / get_spark_df.name).write_text(get_spark_df.read_text())
     (project / "dbt_project.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     target = athena_target(schema=f"bench_{name}")
