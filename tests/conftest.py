@@ -7,8 +7,9 @@ import os
 import subprocess
 import sys
 import sysconfig
+import threading
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Callable, Dict, Iterator, List, Optional
 
 import pytest
 
@@ -34,6 +35,15 @@ def prepare_base(emulator: Emulator) -> None:
     s3 = emulator.client("s3")
     for bucket in (STAGING_BUCKET, DATA_BUCKET):
         s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION})
+
+
+def run_in_threads(target: Callable[[int], None], count: int) -> None:
+    """Call ``target(i)`` for i in range(count), each in its own thread; wait for all."""
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def read_plan_in(code: str) -> Optional[Dict[str, Dict[str, object]]]:

@@ -13,7 +13,7 @@ import yaml
 from dbt_common.exceptions import CompilationError
 
 import dbt_athena_cross_account  # noqa: F401  (registers the methods, as dbt's plugin discovery does)
-from tests.conftest import athena_target, ensure_data_catalog
+from tests.conftest import athena_target, ensure_data_catalog, run_in_threads
 
 
 @pytest.fixture
@@ -156,11 +156,7 @@ def test_eight_threads_fifty_models_one_call(make_adapter, emulator):
                 errors.append(exc)
 
     try:
-        threads = [threading.Thread(target=model, args=(i,)) for i in range(50)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_in_threads(model, 50)
     finally:
         emulator.latency.clear()
     assert not errors

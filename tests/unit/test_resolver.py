@@ -17,7 +17,7 @@ from dbt_athena_cross_account.resolver import (
     default_catalog_id,
     is_account_id,
 )
-from tests.conftest import ensure_data_catalog
+from tests.conftest import ensure_data_catalog, run_in_threads
 
 
 @pytest.fixture
@@ -124,15 +124,11 @@ def test_single_flight_cache_50_threads_one_call(athena, emulator):
         barrier = threading.Barrier(50)
         results = []
 
-        def worker():
+        def worker(_: int) -> None:
             barrier.wait()
             results.append(resolver.catalog_map(["partner_catalog"]))
 
-        threads = [threading.Thread(target=worker) for _ in range(50)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_in_threads(worker, 50)
     finally:
         emulator.latency.clear()
     assert results == [{"partner_catalog": "999999999999"}] * 50
@@ -204,18 +200,14 @@ def test_callers_waiting_on_a_failing_lookup_share_its_one_call(athena, emulator
     resolver = CatalogResolver(lambda: athena)
     errors: List[BaseException] = []
 
-    def model() -> None:
+    def model(_: int) -> None:
         try:
             resolver.catalog_map(["partner_catalog"])
         except CrossAccountCatalogError as exc:
             errors.append(exc)
 
     try:
-        threads = [threading.Thread(target=model) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_in_threads(model, 4)
     finally:
         emulator.latency.clear()
     assert len(errors) == 4
