@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 from pathlib import Path
-from typing import Iterator, List
+from typing import Iterator, List, Tuple
 
 import pytest
 
@@ -92,63 +93,95 @@ def submitted_for(world: Emulator, table: str, since: int) -> list:
 
 
 # ---- one model, several owner accounts, first model of a fresh run ----------------------
-@pytest.mark.parametrize("threads", ["1", "8"])
-def test_one_model_reads_two_owner_catalogs_on_a_fresh_run(dbt, world, threads):
-    out = dbt("run", "--select", "two_partners", DBT_THREADS=threads)
-    assert "connection never acquired" not in out
+def test_one_model_reads_two_owner_catalogs_first_in_a_one_thread_run(dbt, world, project):
+    dbt("run", "--select", "two_partners", DBT_THREADS="1")
     assert order_ids("two_partners") == PARTNER_ROWS + SUPPLIER_ROWS
+    # the exact code it submitted is where the README says
+    path = project / "target" / "cross_account" / "workflows" / "models" / "two_partners.py"
+    code = path.read_text()
+    assert "`777777777777/sales`.`orders`" in code and "`999999999999/sales`.`orders`" in code
+    compile(code, "two_partners.py", "exec")
 
 
-def test_many_models_eight_threads(dbt, world):
-    world.reset_counters()
-    dbt(
+def resolver_lookups(project: Path, since: int) -> List[str]:
+    """The catalogs the plugin looked up (its debug line per lookup) after byte ``since``."""
+    log = (project / "logs" / "dbt.log").read_text(encoding="utf-8")[since:]
+    return sorted(re.findall(r"cross-account catalog '([^']*)' -> Resolution", log))
+
+
+@pytest.fixture(scope="module")
+def eight_threads(dbt, world, project) -> Tuple[str, List[str]]:
+    """One run, 8 threads, many opted-in models at once; the partner catalog's name comes
+    from env_var() with stray whitespace and mixed case."""
+    for table in ("two_partners", "from_env", "typo_fallback", "lambda_fallback"):
+        drop(world, table)
+    since = len((project / "logs" / "dbt.log").read_text(encoding="utf-8"))
+    out = dbt(
         "run",
         "--select",
         "two_partners",
         "from_env",
         "typo_fallback",
         "lambda_fallback",
+        "+reads_versions",
         DBT_THREADS="8",
+        WF_PARTNER_CATALOG=" Partner_Catalog ",
     )
+    return out, resolver_lookups(project, since)
+
+
+def test_eight_threads_two_owner_catalogs_in_one_model(eight_threads):
     assert order_ids("two_partners") == PARTNER_ROWS + SUPPLIER_ROWS
+    # one lookup per distinct catalog for the whole run (" Partner_Catalog " is partner_catalog)
+    assert eight_threads[1] == sorted(
+        ["lambda_catalog", "partner_catalgo", "partner_catalog", "supplier_catalog"]
+    )
+
+
+def test_catalog_from_env_var_with_whitespace_and_mixed_case(eight_threads):
     assert order_ids("from_env") == PARTNER_ROWS
+    assert "from catalog 'Partner_Catalog'" not in eight_threads[0]  # resolved, no warning
+
+
+def test_fallback_local_warns_and_reads_local(eight_threads):
+    out = eight_threads[0]
+    assert (
+        "model 'model.workflows.typo_fallback' reads source('typo', 'orders') from catalog "
+        "'partner_catalgo', but 'partner_catalgo' is not registered"
+    ) in out
+    assert "spark_cross_account_fallback is 'local', so the local account's table" in out
     assert order_ids("typo_fallback") == LOCAL_ROWS
     assert order_ids("lambda_fallback") == LOCAL_ROWS
-    # one GetDataCatalog per distinct catalog: partner, supplier, the typo, lambda
-    assert world.calls["GetDataCatalog"] <= 5, dict(world.calls)
 
 
-# ---- names from env_var() ----------------------------------------------------------------
-def test_catalog_from_env_var_with_whitespace_and_mixed_case(dbt, world):
-    out = dbt("run", "--select", "from_env", WF_PARTNER_CATALOG=" Partner_Catalog ")
-    assert order_ids("from_env") == PARTNER_ROWS
-    assert "Falling back" not in out and "is read instead" not in out
+def test_versioned_refs(eight_threads):
+    assert order_ids("reads_versions") == PARTNER_ROWS + SUPPLIER_ROWS
 
 
 # ---- fail closed ----------------------------------------------------------------------------
-def test_typo_catalog_is_a_compile_error_and_nothing_is_read(dbt, world):
+@pytest.fixture(scope="module")
+def strict_failures(dbt, world):
     since = len(world.submissions)
-    out = dbt("run", "--select", "typo_strict", ok=False)
+    out = dbt(
+        "run", "--select", "typo_strict", "lambda_strict", "reads_written_elsewhere", ok=False
+    )
+    return out, world.submissions[since:]
+
+
+def test_typo_catalog_is_a_compile_error_and_nothing_is_read(strict_failures):
+    out, submitted = strict_failures
     assert (
         "model 'model.workflows.typo_strict' reads source('typo', 'orders') from catalog "
         "'partner_catalgo', but 'partner_catalgo' is not registered as an Athena data catalog"
     ) in out
     assert "if 'partner_catalgo' is a typo, correct the database of source('typo', 'orders')" in out
-    assert submitted_for(world, "typo_strict", since) == []
+    assert submitted == []
 
 
-def test_typo_catalog_with_fallback_local_warns_and_reads_local(dbt, world):
-    out = dbt("run", "--select", "typo_fallback")
-    assert "spark_cross_account_fallback is 'local', so the local account's table" in out
-    assert order_ids("typo_fallback") == LOCAL_ROWS
-
-
-def test_lambda_catalog_is_a_compile_error_unless_fallback_local(dbt, world):
-    out = dbt("run", "--select", "lambda_strict", ok=False)
+def test_lambda_catalog_is_a_compile_error(strict_failures):
+    out, _ = strict_failures
     assert "'lambda_catalog' is a LAMBDA data catalog" in out
     assert "Spark would read the local account's table `sales`.`orders` instead" in out
-    dbt("run", "--select", "lambda_fallback")
-    assert order_ids("lambda_fallback") == LOCAL_ROWS
 
 
 # ---- slim CI: --defer --state --favor-state ---------------------------------------------------
@@ -184,26 +217,19 @@ def test_defer_reads_the_relation_ref_renders_in_the_owner_account(dbt, world, p
     assert "`999999999999/sales`.`orders`" in calc.code
 
 
-# ---- versioned refs ------------------------------------------------------------------------------
-def test_versioned_refs(dbt, world):
-    dbt("run", "--select", "+reads_versions")
-    assert order_ids("reads_versions") == PARTNER_ROWS + SUPPLIER_ROWS
-
-
 # ---- dbt run --empty ----------------------------------------------------------------------------
-@pytest.mark.parametrize("model", ["from_env", "two_partners"])
-def test_empty_run_writes_the_schema_and_no_rows(dbt, world, model):
+def test_empty_run_writes_the_schema_and_no_rows(dbt, world):
     from athena_spark_emulator.catalog import TableRef
 
-    drop(world, model)
-    dbt("run", "--select", model, "--empty")
-    table = world.catalog.get_table(TableRef(LOCAL_ACCOUNT, "sales", model))
-    assert [c["Name"] for c in table["StorageDescriptor"]["Columns"]] == [
-        "order_id",
-        "customer_id",
-        "amount",
-    ]
-    assert order_ids(model) == []
+    models = ["from_env", "two_partners"]  # one owner catalog, and two
+    for model in models:
+        drop(world, model)
+    dbt("run", "--select", *models, "--empty")
+    for model in models:
+        table = world.catalog.get_table(TableRef(LOCAL_ACCOUNT, "sales", model))
+        columns = [c["Name"] for c in table["StorageDescriptor"]["Columns"]]
+        assert columns == ["order_id", "customer_id", "amount"], model
+        assert order_ids(model) == [], model
 
 
 # ---- dbt retry -----------------------------------------------------------------------------------
@@ -233,25 +259,16 @@ def test_python_model_in_another_catalog_fails_before_anything_runs(dbt, world):
     assert [t["Name"] for t in partner_tables["TableList"]] == ["orders"]
 
 
-def test_written_locally_on_purpose_is_read_locally(dbt, world):
+def test_written_locally_on_purpose_is_read_locally(dbt, world, strict_failures):
     out = dbt("run", "--select", "written_elsewhere_local", "reads_written_elsewhere_local")
     assert "so it is written there" in out
     assert order_ids("written_elsewhere_local") == SUPPLIER_ROWS
     assert order_ids("reads_written_elsewhere_local") == SUPPLIER_ROWS
-    out = dbt("run", "--select", "reads_written_elsewhere", ok=False)
+    # without the fallback, the reader is stopped: the table is not in the partner's account
     assert (
         "reads ref('written_elsewhere_local') from catalog 'partner_catalog', but Python model"
-        in out
+        in strict_failures[0]
     )
-
-
-def test_written_code_is_where_the_readme_says(dbt, project):
-    dbt("run", "--select", "two_partners")
-    code = (
-        project / "target" / "cross_account" / "workflows" / "models" / "two_partners.py"
-    ).read_text()
-    assert "`777777777777/sales`.`orders`" in code and "`999999999999/sales`.`orders`" in code
-    compile(code, "two_partners.py", "exec")
 
 
 def test_env_world_is_as_seeded(world):
