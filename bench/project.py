@@ -8,9 +8,9 @@ reused by every run of that shape (its partial-parse state stays warm):
 * ``list_all``: the list-all design, as a root-project ``athena__create_table_as`` (dispatch
   ``['bench', 'dbt']``, no package, so no package self-check): every opted-in model asks for
   the map of *every* GLUE catalog, built from athena:ListDataCatalogs plus one
-  athena:GetDataCatalog per catalog and cached per adapter with ``functools.lru_cache`` (the
-  plugin's no-argument method), and gets the package's ``get_spark_df`` text
-  (``cross_account_get_spark_df.sql`` copied into the project).
+  athena:GetDataCatalog per catalog and cached per adapter (the plugin's no-argument
+  method), and gets the map-based ``get_spark_df`` text that design used
+  (``bench/list_all_get_spark_df.sql`` copied into the project).
 * ``stock``: stock dbt-athena, no package and no dispatch entry (reads the wrong account).
 
 Every model is a Python table that reads ``source('partner', 'orders')`` from the one
@@ -93,7 +93,7 @@ def write_project(root: Path, variant: str, n_models: int, opted_in: bool = True
         config["dispatch"] = [{"macro_namespace": "athena", "search_order": ["bench", "dbt"]}]
         (project / "macros").mkdir()
         (project / "macros" / "athena__create_table_as.sql").write_text(LIST_ALL_CREATE_TABLE_AS)
-        get_spark_df = REPO_ROOT / "macros" / "cross_account_get_spark_df.sql"
+        get_spark_df = Path(__file__).parent / "list_all_get_spark_df.sql"
         (project / "macros" / get_spark_df.name).write_text(get_spark_df.read_text())
     (project / "dbt_project.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     target = athena_target(schema=f"bench_{name}")

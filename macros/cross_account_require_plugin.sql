@@ -3,11 +3,11 @@
   dbt-athena-cross-account Python plugin is not installed next to dbt.
 -#}
 {% macro cross_account_require_plugin(node_name=none) -%}
-  {%- if adapter.get_spark_cross_account_catalog_map is not defined -%}
+  {%- if adapter.get_spark_cross_account_read_plan is not defined -%}
     {%- do exceptions.raise_compiler_error(
       "dbt_athena_cross_account: " ~ ("model '" ~ (node_name or model.unique_id) ~ "' opts in with spark_cross_account_catalog: true, but ")
-      ~ "the dbt-athena-cross-account Python plugin is not installed in the environment that runs dbt "
-      ~ "(adapter.get_spark_cross_account_catalog_map is missing). "
+      ~ "the dbt-athena-cross-account Python plugin is not installed in the environment that runs dbt, or is older than this package "
+      ~ "(adapter.get_spark_cross_account_read_plan is missing). "
       ~ "Fix: pip install dbt-athena-cross-account   (in the same virtualenv as dbt-athena), then run dbt again."
     ) -%}
   {%- endif -%}

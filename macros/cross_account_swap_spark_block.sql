@@ -20,5 +20,5 @@
       ~ "Fix: install a supported dbt-athena, remove the override, or remove spark_cross_account_catalog from this model."
     ) -%}
   {%- endif -%}
-  {{- return(code.replace(stock_block, dbt_athena_cross_account.athena__py_get_spark_dbt_object() | string)) -}}
+  {{- return(code.replace(stock_block, dbt_athena_cross_account._cross_account_spark_block() | string)) -}}
 {%- endmacro %}

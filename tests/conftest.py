@@ -7,8 +7,9 @@ import os
 import subprocess
 import sys
 import sysconfig
+import threading
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Callable, Dict, Iterator, List, Optional
 
 import pytest
 
@@ -34,6 +35,40 @@ def prepare_base(emulator: Emulator) -> None:
     s3 = emulator.client("s3")
     for bucket in (STAGING_BUCKET, DATA_BUCKET):
         s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION})
+
+
+def run_in_threads(target: Callable[[int], None], count: int) -> None:
+    """Call ``target(i)`` for i in range(count), each in its own thread; wait for all."""
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def read_plan_in(code: str) -> Optional[Dict[str, Dict[str, object]]]:
+    """The ``_CROSS_ACCOUNT_TABLES`` read plan injected into submitted code (None: not injected).
+
+    Evaluates the code's top-level imports and that one assignment, whatever literal form
+    the package uses for it. Values are ``{"table", "account", "empty"}``.
+    """
+    marker = "_CROSS_ACCOUNT_TABLES ="
+    lines = [
+        line
+        for line in code.splitlines()
+        if line.startswith(("import ", "from ")) or line.startswith(marker)
+    ]
+    if not any(line.startswith(marker) for line in lines):
+        return None
+    namespace: Dict[str, object] = {}
+    exec("\n".join(lines), namespace)
+    return dict(namespace["_CROSS_ACCOUNT_TABLES"])  # type: ignore[call-overload]
+
+
+def tables_read(code: str) -> Optional[Dict[str, object]]:
+    """``{relation string: Spark table name}`` of the read plan in submitted code."""
+    plan = read_plan_in(code)
+    return None if plan is None else {key: entry["table"] for key, entry in plan.items()}
 
 
 def ensure_data_catalog(
