@@ -18,8 +18,8 @@ from dbt.adapters.athena.utils import get_catalog_id
 from dbt_common.exceptions import CompilationError
 
 from dbt_athena_cross_account._aws import connection_clients
-from dbt_athena_cross_account._doctor import parse_stub as _doctor_stub
-from dbt_athena_cross_account._doctor import run_cross_account_doctor
+from dbt_athena_cross_account.doctor.adapter_method import parse_stub as _doctor_stub
+from dbt_athena_cross_account.doctor.adapter_method import run_cross_account_doctor
 from dbt_athena_cross_account.plan import Read, build_read_plan
 from dbt_athena_cross_account.resolver import CatalogResolver, CrossAccountCatalogError
 

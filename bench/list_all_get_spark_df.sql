@@ -1,6 +1,6 @@
 {#-
   cross_account_get_spark_df, as the feature request designed it (and as this package
-  shipped it first), kept for the benchmark's `seed` variant: a {catalog: account} map
+  shipped it first), kept for the benchmark's `list_all` variant: a {catalog: account} map
   matched at run time. The package now emits a compile-time read plan instead.
   The Python that opted-in models run instead of dbt-athena's get_spark_df. It parses dbt's relation string ("catalog"."schema"."table"), maps a
   resolved catalog (case-insensitively) to `<account_id>/<schema>`.`<table>` and
