@@ -7,7 +7,7 @@
   A catalog that cannot be read cross-account is a compile error raised by the plugin.
 -#}
 {% macro _cross_account_spark_block() -%}
-  {%- do dbt_athena_cross_account.cross_account_require_plugin() -%}
+  {%- do dbt_athena_cross_account._cross_account_require_plugin() -%}
   {%- set plan = adapter.get_spark_cross_account_read_plan(
         model.unique_id,
         dbt_athena_cross_account._cross_account_model_reads(model),

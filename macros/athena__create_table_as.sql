@@ -7,8 +7,8 @@
 -#}
 {% macro athena__create_table_as(temporary, relation, compiled_code, language='sql', skip_partitioning=false) -%}
   {%- set stock = dbt.athena__create_table_as(temporary, relation, compiled_code, language, skip_partitioning) -%}
-  {%- if language == 'python' and dbt_athena_cross_account.cross_account_opted_in() -%}
-    {%- set code = dbt_athena_cross_account.cross_account_swap_spark_block(stock) -%}
+  {%- if language == 'python' and dbt_athena_cross_account._cross_account_opted_in() -%}
+    {%- set code = dbt_athena_cross_account._cross_account_swap_spark_block(stock) -%}
     {%- do adapter.write_spark_cross_account_code(model, code) -%}
     {{- return(code) -}}
   {%- endif -%}

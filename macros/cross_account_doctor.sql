@@ -16,8 +16,8 @@
   {%- set readers = [] -%}
   {%- set graph_tables = {} -%}
   {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.language == 'python' -%}
-    {%- set opted_in = dbt_athena_cross_account.cross_account_opted_in(node) -%}
-    {%- set node_catalogs = dbt_athena_cross_account.cross_account_referenced_catalogs(node) if opted_in else [] -%}
+    {%- set opted_in = dbt_athena_cross_account._cross_account_opted_in(node) -%}
+    {%- set node_catalogs = dbt_athena_cross_account._cross_account_referenced_catalogs(node) if opted_in else [] -%}
     {%- do models.append({
       'unique_id': node.unique_id,
       'opted_in': opted_in,
@@ -28,7 +28,7 @@
     {%- if node_catalogs -%}
       {%- do readers.append(node.unique_id) -%}
       {%- if from_graph -%}
-        {%- for ref in dbt_athena_cross_account.cross_account_referenced_tables(node) -%}
+        {%- for ref in dbt_athena_cross_account._cross_account_referenced_tables(node) -%}
           {%- set key = (ref.catalog ~ '.' ~ ref.schema ~ '.' ~ ref.table) | lower -%}
           {%- if key not in graph_tables -%}
             {%- do graph_tables.update({key: {'catalog': ref.catalog, 'schema': ref.schema, 'table': ref.table, 'models': []}}) -%}
@@ -53,7 +53,7 @@
     {{- return('') -}}
   {%- endif -%}
   {%- set setup = {
-    'dispatch_package': dbt_athena_cross_account.cross_account_dispatch_winner(),
+    'dispatch_package': dbt_athena_cross_account._cross_account_dispatch_winner(),
     'readers': readers,
     'project_name': project_name,
   } -%}

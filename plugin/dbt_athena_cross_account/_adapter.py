@@ -121,6 +121,13 @@ def write_spark_cross_account_code(self: Any, node: Dict[str, Any], code: str) -
     return path
 
 
+def get_spark_cross_account_fixes(self: Any) -> Dict[str, Any]:
+    """The fix texts of ``fixes.py`` (dispatch YAML, data catalog commands) for macros."""
+    from dbt_athena_cross_account import fixes
+
+    return fixes.for_jinja()
+
+
 def get_spark_cross_account_versions(self: Any) -> Dict[str, Optional[str]]:
     """Installed versions of the plugin, dbt-athena and dbt-core (for error messages)."""
 
@@ -163,6 +170,7 @@ METHODS = {
         lambda *a, **k: {"tables": {}, "warnings": []},
     ),
     "write_spark_cross_account_code": (write_spark_cross_account_code, lambda *a, **k: ""),
+    "get_spark_cross_account_fixes": (get_spark_cross_account_fixes, lambda *a, **k: {}),
     "get_spark_cross_account_versions": (get_spark_cross_account_versions, lambda *a, **k: {}),
     "get_spark_cross_account_dispatch_order": (
         get_spark_cross_account_dispatch_order,

@@ -27,9 +27,12 @@ from __future__ import annotations
 import shlex
 from typing import Any, Dict, Optional
 
+from dbt_athena_cross_account.names import LOCAL_CATALOG, S3_TABLES_PREFIX, is_cross_account_catalog
+
+__all__ = ["LOCAL_CATALOG", "is_cross_account_catalog"]  # the filter lives in names.py
+
 PACKAGE = "dbt_athena_cross_account"
-LOCAL_CATALOG = "awsdatacatalog"
-S3_TABLES_CATALOG_PREFIX = "s3tablescatalog/"
+S3_TABLES_CATALOG_PREFIX = S3_TABLES_PREFIX + "/"
 OWNER_ACCOUNT_PLACEHOLDER = "<12-digit owner account id>"
 
 DISPATCH_YAML = """dispatch:
@@ -71,13 +74,6 @@ def create_data_catalog(name: str, region: Optional[str] = None) -> str:
 def update_data_catalog(name: str, region: Optional[str] = None) -> str:
     """Give the existing data catalog ``name`` a plain 12-digit catalog-id."""
     return _data_catalog_command("update-data-catalog", name, region)
-
-
-def is_cross_account_catalog(name: str) -> bool:
-    """False for the local catalog (``awsdatacatalog``) and S3 Tables catalogs
-    (``s3tablescatalog/...``): neither is read through Spark's ``<account>/<db>`` form."""
-    key = str(name).strip().lower()
-    return bool(key) and key != LOCAL_CATALOG and not key.startswith(S3_TABLES_CATALOG_PREFIX)
 
 
 def for_jinja() -> Dict[str, Any]:

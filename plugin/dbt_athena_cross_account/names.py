@@ -36,6 +36,12 @@ def is_s3_tables_catalog(name: Optional[str]) -> bool:
     return key == S3_TABLES_PREFIX or key.startswith(S3_TABLES_PREFIX + "/")
 
 
+def is_cross_account_catalog(name: Optional[str]) -> bool:
+    """True for a catalog read through Spark's ``<account>/<db>`` form: not blank, not the
+    local ``awsdatacatalog``, not an S3 Tables catalog."""
+    return bool(catalog_key(name)) and not is_local_catalog(name) and not is_s3_tables_catalog(name)
+
+
 def table_part(name: Optional[str]) -> str:
     """A schema or table name as Glue stores it: surrounding whitespace dropped.
 

@@ -13,10 +13,10 @@ with the reason and the fix, unless the model sets ``spark_cross_account_fallbac
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from dbt_athena_cross_account.fixes import create_data_catalog, update_data_catalog
 from dbt_athena_cross_account.names import (
     catalog_key,
     is_local_catalog,
@@ -47,24 +47,6 @@ FIX_CATALOG_ID = "{command}"
 FIX_S3_TABLES = "read S3 Tables from a SQL model, or from Spark with an Iceberg catalog set up for S3 Tables in the model's engine_config"
 FIX_PYTHON_MODEL = "set database: awsdatacatalog on that Python model"
 S3_TABLES_REASON = "'{catalog}' is an S3 Tables catalog, which Spark's Glue separator cannot read"
-
-CATALOG_ID_PLACEHOLDER = "<12-digit owner account id>"
-
-
-def create_catalog_command(catalog: str) -> str:
-    """``aws athena create-data-catalog`` for ``catalog``, safe to paste into a shell."""
-    return (
-        f"aws athena create-data-catalog --name {shlex.quote(catalog)} --type GLUE "
-        f"--parameters {shlex.quote('catalog-id=' + CATALOG_ID_PLACEHOLDER)}"
-    )
-
-
-def update_catalog_command(catalog: str) -> str:
-    """``aws athena update-data-catalog`` setting a catalog-id, safe to paste into a shell."""
-    return (
-        f"aws athena update-data-catalog --name {shlex.quote(catalog)} --type GLUE "
-        f"--parameters {shlex.quote('catalog-id=' + CATALOG_ID_PLACEHOLDER)}"
-    )
 
 
 @dataclass(frozen=True)
@@ -110,11 +92,11 @@ def _fix_for(resolution: Resolution, read: Read) -> str:
     name = resolution.name
     if resolution.catalog_type is None:
         return FIX_REGISTER.format(
-            catalog=name, label=read.label, command=create_catalog_command(name)
+            catalog=name, label=read.label, command=create_data_catalog(name)
         )
     if resolution.malformed:
-        return FIX_CATALOG_ID.format(command=update_catalog_command(name))
-    return FIX_NOT_GLUE.format(command=create_catalog_command("<name>"), label=read.label)
+        return FIX_CATALOG_ID.format(command=update_data_catalog(name))
+    return FIX_NOT_GLUE.format(command=create_data_catalog("<name>"), label=read.label)
 
 
 def _unreadable(read: Read, resolutions: Mapping[str, Resolution]) -> Optional[Tuple[str, str]]:

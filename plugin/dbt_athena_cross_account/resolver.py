@@ -154,6 +154,13 @@ def _attempts(exc: BaseException) -> Optional[int]:
 EXPIRED_CREDENTIALS_MESSAGE = "{action} for {subject} failed with {code} twice: the AWS credentials of your dbt profile expired and fresh ones from the same profile are expired too. Fix: refresh them (for example `aws sso login`, or new keys in the environment); with assume_role_arn in the profile, raise assume_role_duration_seconds or check that the base credentials can still call sts:AssumeRole."
 
 
+OPTED_IN_WHY = "This permission is needed only because a model opted in with spark_cross_account_catalog: true."
+ACCESS_DENIED = "AccessDenied calling {action} for {subject}: {error}\nGrant '{action}' to the role in your dbt profile (resource arn:aws:athena:<region>:<account>:datacatalog/{catalog}). {why}"
+CALL_FAILED = "{action} for {subject} failed: {error}. {why}"
+MALFORMED_FIX = "{reason}. Fix: set it with `{command}`."
+THROTTLED = "{action} for {subject} was throttled by AWS after {attempts} attempts ({code}). Raise 'num_retries' (or 'num_boto3_retries') in your dbt profile, lower 'threads', or ask AWS for a higher Athena control-plane quota."
+
+
 class _CredentialsExpired(Exception):
     """AWS answered ExpiredToken*: build the client again and retry (never cached)."""
 
@@ -168,15 +175,11 @@ def explain_client_error(
     """A CrossAccountCatalogError for a failed AWS call, naming the IAM action and the fix."""
     code = error_code(exc)
     subject = f"catalog '{catalog}'" if catalog else "the data catalog list"
-    why = (
-        "This permission is needed only because a model opted in with "
-        "spark_cross_account_catalog: true."
-    )
     if code in ACCESS_DENIED_CODES:
         return CrossAccountCatalogError(
-            f"AccessDenied calling {action} for {subject}: {exc}\n"
-            f"Grant '{action}' to the role in your dbt profile (resource "
-            f"arn:aws:athena:<region>:<account>:datacatalog/{catalog or '*'}). {why}"
+            ACCESS_DENIED.format(
+                action=action, subject=subject, error=exc, catalog=catalog or "*", why=OPTED_IN_WHY
+            )
         )
     if code.startswith(EXPIRED_CREDENTIALS_PREFIX):
         return CrossAccountCatalogError(
@@ -184,13 +187,12 @@ def explain_client_error(
         )
     if code in THROTTLING_CODES:
         tries = _attempts(exc)
-        tried = f" after {tries} attempts" if tries else ""
         return CrossAccountCatalogError(
-            f"{action} for {subject} was throttled by AWS{tried} ({code}). Raise "
-            "'num_retries' (or 'num_boto3_retries') in your dbt profile, lower 'threads', "
-            "or ask AWS for a higher Athena control-plane quota."
+            THROTTLED.format(action=action, subject=subject, attempts=tries or "several", code=code)
         )
-    return CrossAccountCatalogError(f"{action} for {subject} failed: {exc}. {why}")
+    return CrossAccountCatalogError(
+        CALL_FAILED.format(action=action, subject=subject, error=exc, why=OPTED_IN_WHY)
+    )
 
 
 class _Cell:
@@ -379,7 +381,8 @@ class CatalogResolver:
         """``{catalog_name: account_id}`` for cross-account GLUE catalogs.
 
         * ``catalog_names`` is None: every GLUE catalog listed by ListDataCatalogs (the
-          seed's behaviour); malformed catalog-ids are left out with a debug log.
+          map of every GLUE catalog a dbt-athena feature request proposed); malformed
+          catalog-ids are left out with a debug log.
         * ``catalog_names`` given: only those names, one GetDataCatalog each and no
           ListDataCatalogs. A referenced GLUE catalog with a malformed catalog-id raises.
           Keys are the names as given.
@@ -406,10 +409,11 @@ class CatalogResolver:
         resolved = self.resolve(wanted)
         malformed = [r for r in resolved.values() if r.malformed]
         if malformed:
+            from dbt_athena_cross_account.fixes import update_data_catalog
+
             raise CrossAccountCatalogError(
                 "\n".join(
-                    f"{r.reason}. Fix: set it with `aws athena update-data-catalog --name {r.name} "
-                    "--type GLUE --parameters catalog-id=<12-digit owner account id>`."
+                    MALFORMED_FIX.format(reason=r.reason, command=update_data_catalog(r.name))
                     for r in malformed
                 )
             )

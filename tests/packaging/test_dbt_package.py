@@ -28,7 +28,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
 PACKAGE = "dbt_athena_cross_account"
 MACROS = {
     f"macro.{PACKAGE}.athena__create_table_as",
-    f"macro.{PACKAGE}.cross_account_swap_spark_block",
+    f"macro.{PACKAGE}._cross_account_swap_spark_block",
 }
 
 
@@ -215,7 +215,7 @@ SIMULATED_RELEASE = """
   {%- elif mode == 'duplicated' -%}
     {%- set stock = stock.replace(block, block ~ '\n' ~ block) -%}
   {%- endif -%}
-  {{- return(dbt_athena_cross_account.cross_account_swap_spark_block(stock)) -}}
+  {{- return(dbt_athena_cross_account._cross_account_swap_spark_block(stock)) -}}
 {%- endmacro %}
 """
 

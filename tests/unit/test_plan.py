@@ -7,12 +7,8 @@ from typing import Dict, Iterable, List, Mapping, Optional
 
 import pytest
 
-from dbt_athena_cross_account.plan import (
-    Read,
-    build_read_plan,
-    check_fallback,
-    create_catalog_command,
-)
+from dbt_athena_cross_account.fixes import create_data_catalog
+from dbt_athena_cross_account.plan import Read, build_read_plan, check_fallback
 from dbt_athena_cross_account.resolver import (
     CrossAccountCatalogError,
     Resolution,
@@ -157,7 +153,7 @@ def test_a_ref_to_a_python_model_in_another_catalog_is_not_looked_up_there():
 
 
 def test_fix_commands_are_shell_quoted():
-    command = create_catalog_command("partner $(touch owned) x")
+    command = create_data_catalog("partner $(touch owned) x")
     assert shlex.split(command)[4] == "partner $(touch owned) x"
     with pytest.raises(CrossAccountCatalogError) as info:
         build_read_plan("m", [read("partner $(touch owned) x")], Resolver())

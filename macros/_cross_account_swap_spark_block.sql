@@ -1,10 +1,10 @@
 {#-
-  cross_account_swap_spark_block: replace the one stock athena__py_get_spark_dbt_object()
+  _cross_account_swap_spark_block: replace the one stock athena__py_get_spark_dbt_object()
   block in dbt-athena's generated Python with the package's cross-account version.
   Fails at compile time when the stock block is not found exactly once, which means
   the installed dbt-athena generates code this package does not know.
 -#}
-{% macro cross_account_swap_spark_block(generated_code) -%}
+{% macro _cross_account_swap_spark_block(generated_code) -%}
   {%- set stock_block = dbt.athena__py_get_spark_dbt_object() | string -%}
   {%- set code = generated_code | string -%}
   {%- set found = code.count(stock_block) if stock_block else 0 -%}
