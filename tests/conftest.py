@@ -6,8 +6,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import sysconfig
+import threading
 from pathlib import Path
-from typing import Dict, Iterator
+from typing import Callable, Dict, Iterator, Optional
 
 import pytest
 
@@ -32,7 +33,44 @@ __all__ = [
     "dbt_cli",
     "ensure_data_catalog",
     "prepare_base",
+    "read_plan_in",
+    "run_in_threads",
+    "tables_read",
 ]
+
+
+def run_in_threads(target: Callable[[int], None], count: int) -> None:
+    """Call ``target(i)`` for i in range(count), each in its own thread; wait for all."""
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def read_plan_in(code: str) -> Optional[Dict[str, Dict[str, object]]]:
+    """The ``_CROSS_ACCOUNT_TABLES`` read plan injected into submitted code (None: not injected).
+
+    Evaluates the code's top-level imports and that one assignment, whatever literal form
+    the package uses for it. Values are ``{"table", "account", "empty"}``.
+    """
+    marker = "_CROSS_ACCOUNT_TABLES ="
+    lines = [
+        line
+        for line in code.splitlines()
+        if line.startswith(("import ", "from ")) or line.startswith(marker)
+    ]
+    if not any(line.startswith(marker) for line in lines):
+        return None
+    namespace: Dict[str, object] = {}
+    exec("\n".join(lines), namespace)
+    return dict(namespace["_CROSS_ACCOUNT_TABLES"])  # type: ignore[call-overload]
+
+
+def tables_read(code: str) -> Optional[Dict[str, object]]:
+    """``{relation string: Spark table name}`` of the read plan in submitted code."""
+    plan = read_plan_in(code)
+    return None if plan is None else {key: entry["table"] for key, entry in plan.items()}
 
 
 @pytest.fixture(scope="session")

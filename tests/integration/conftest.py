@@ -79,24 +79,6 @@ def calculations_for(emulator: Emulator, schema: str, table: str, since: int = 0
     return [c for c in emulator.submissions[since:] if marker in c.code]
 
 
-def catalog_map_in(code: str) -> Optional[Dict[str, str]]:
-    """The ``_CROSS_ACCOUNT_CATALOGS`` map injected into submitted code (None: not injected).
-
-    Evaluates the code's top-level imports and that one assignment, whatever literal
-    form the package uses for it.
-    """
-    lines = [
-        line
-        for line in code.splitlines()
-        if line.startswith(("import ", "from ")) or line.startswith("_CROSS_ACCOUNT_CATALOGS =")
-    ]
-    if not any(line.startswith("_CROSS_ACCOUNT_CATALOGS =") for line in lines):
-        return None
-    namespace: Dict[str, object] = {}
-    exec("\n".join(lines), namespace)
-    return dict(namespace["_CROSS_ACCOUNT_CATALOGS"])  # type: ignore[call-overload]
-
-
 def model_results(results) -> list:
     """run_dbt's results without the on-run-start hook."""
     return [r for r in results if r.node.resource_type == "model"]
