@@ -25,7 +25,8 @@ SPECS  := $(VENV)/.dbt-specs.txt
 DIST   := build/dist-$(subst .,,$(notdir $(VENV)))
 TEST_DEPS := "pytest>=8" "hypothesis>=6.100" "moto[server]>=5.0" "pyspark==3.5.*" "pandas>=2" \
              "dbt-tests-adapter>=1.10" "build>=1.0" "hatchling>=1.18" "ruff>=0.5"
-export PYTHONPATH := $(CURDIR)/integration_tests
+# The emulator (athena_spark_emulator) is imported from the installed wheel, like the
+# plugin: after changing it, `make install` (every target below does) before running pytest.
 
 .PHONY: help venv wheel install test unit lint matrix versions demo bench clean FORCE
 
@@ -76,7 +77,7 @@ matrix:
 
 demo: install
 	@scripts/check-java.sh
-	$(BIN)/python -m athena_spark_emulator.demo
+	$(BIN)/python -m athena_spark_emulator.demo --project-dir integration_tests
 
 bench: install
 	$(BIN)/python bench/run.py

@@ -29,12 +29,9 @@ from typing import Dict, List, Optional, Tuple
 
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-for _path in (REPO_ROOT, REPO_ROOT / "integration_tests"):  # make bench sets PYTHONPATH too
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
+from athena_spark_emulator.profile import athena_target  # one profile shape for tests and bench
 
-from tests.conftest import athena_target  # noqa: E402  (shared fixtures: one profile shape)
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 VARIANTS = ("product", "list_all", "stock")
 REFERENCED_CATALOG = "partner_catalog"

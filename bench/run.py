@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figures as F
 import project as P
 import speedups
-from tests.conftest import prepare_base
 
 from athena_spark_emulator import Emulator
+from athena_spark_emulator.profile import prepare as prepare_base
 
 FULL = dict(
     n_models=(1, 50, 200),

@@ -35,9 +35,12 @@ def sources_yml() -> str:
 
 
 @pytest.fixture(scope="session")
-def spark_executor() -> SparkExecutor:
-    """One executor (and so one local SparkSession, started lazily) for the whole run."""
-    return SparkExecutor()
+def spark_executor() -> Iterator[SparkExecutor]:
+    """One executor (and so one local SparkSession, started lazily) for the whole run;
+    closing it at the end stops Spark."""
+    executor = SparkExecutor()
+    yield executor
+    executor.close()
 
 
 @pytest.fixture(scope="class")
@@ -87,7 +90,7 @@ def copy_project(target: Path) -> Path:
         INTEGRATION_PROJECT,
         target,
         ignore=shutil.ignore_patterns(
-            "target", "dbt_packages", "logs", "athena_spark_emulator", "__pycache__"
+            "target", "dbt_packages", "logs", "__pycache__"
         ),
     )
     (target / "packages.yml").write_text(f"packages:\n  - local: {REPO_ROOT}\n", encoding="utf-8")

@@ -12,6 +12,14 @@
   database only when the session sets ``spark.hadoop.aws.glue.catalog.separator`` to
   ``/``; otherwise the namespace is a literal (and non-existent) database name.
 
+* Names follow Spark's session catalog: ``db.table``, ``table`` (database ``default``) or
+  ``spark_catalog.db.table``. Any other name with three or more parts is rejected with
+  Spark's own ``REQUIRES_SINGLE_PART_NAMESPACE`` error, as the Glue-backed session catalog
+  of Athena for Spark rejects it.
+* Every file the emulator writes under a table's location (seeded rows, what Spark wrote,
+  ``_SUCCESS`` included) is mirrored into moto's S3 under the same ``s3://`` key, so S3
+  API calls (the doctor's ``data`` check, ``aws s3 ls``) see what Spark reads.
+
 Nothing here imports PySpark; seeded tables are JSON-lines files, readable by Spark.
 """
 
@@ -28,12 +36,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
-from moto.core import DEFAULT_ACCOUNT_ID
+from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION, ROLE_NAME, SEPARATOR_PROPERTY
 
-REGION = "eu-west-1"
-LOCAL_ACCOUNT = DEFAULT_ACCOUNT_ID  # "123456789012"
-SEPARATOR_PROPERTY = "spark.hadoop.aws.glue.catalog.separator"
-ROLE_NAME = "AthenaSparkExecutionRole"
+__all__ = [
+    "LOCAL_ACCOUNT",
+    "REGION",
+    "ROLE_NAME",
+    "SEPARATOR_PROPERTY",
+    "Catalog",
+    "GlueAccessDenied",
+    "GlueEntityNotFound",
+    "InvalidTableName",
+    "TableRef",
+]
 
 _OWNER_NAMESPACE = re.compile(r"([0-9]{12})/(.+)", re.DOTALL)
 
@@ -59,6 +74,10 @@ class GlueEntityNotFound(Exception):
     """Raised when a database or table does not exist in the account it resolves to."""
 
 
+class InvalidTableName(ValueError):
+    """A name Spark's session catalog rejects (Spark raises ``AnalysisException``)."""
+
+
 @dataclass(frozen=True)
 class TableRef:
     """A resolved Spark table name: whose Glue catalog, which database, which table."""
@@ -78,19 +97,29 @@ def glue_backend(account: str) -> Any:
     return glue_backends[account][REGION]
 
 
+def s3_backend(account: str) -> Any:
+    from moto.s3.models import s3_backends
+
+    return s3_backends[account]["aws"]
+
+
+def _spark_quoted(parts: Sequence[str]) -> str:
+    return ".".join("`" + p.replace("`", "``") + "`" for p in parts)
+
+
 def glue_name(name: str) -> str:
     """Glue stores database and table names lowercased."""
     return name.lower()
 
 
 class Catalog:
-    """Accounts, grants and local storage of one emulator (one per process: ``CATALOG``)."""
+    """Accounts, grants and local storage of one emulator (``emulator.catalog``)."""
 
     def __init__(
         self, warehouse: Optional[Union[str, Path]] = None, local_account: str = LOCAL_ACCOUNT
     ) -> None:
         self._own_dir = warehouse is None
-        self._warehouse = Path(warehouse) if warehouse is not None else None
+        self._warehouse = Path(warehouse).resolve() if warehouse is not None else None
         self.local_account = local_account
         self.grants: Dict[str, Set[str]] = {}
         self.lock = threading.RLock()
@@ -103,8 +132,10 @@ class Catalog:
         return self._warehouse
 
     def cleanup(self) -> None:
+        """Remove the warehouse directory if the catalog created it."""
         if self._own_dir and self._warehouse is not None:
             shutil.rmtree(self._warehouse, ignore_errors=True)
+            self._warehouse = None
 
     # -- storage --------------------------------------------------------------------
     def local_path(self, uri: str) -> Path:
@@ -146,11 +177,17 @@ class Catalog:
     def resolve(self, parts: Sequence[str], spark_properties: Mapping[str, str]) -> TableRef:
         """Spark's parsed multipart name -> TableRef, as Athena's Glue client resolves it."""
         parts = list(parts)
+        if len(parts) == 3 and parts[0].lower() == "spark_catalog":
+            parts = parts[1:]  # the session catalog, named explicitly
+        if len(parts) > 2:
+            raise InvalidTableName(
+                "[REQUIRES_SINGLE_PART_NAMESPACE] spark_catalog requires a single-part "
+                f"namespace, but got {_spark_quoted(parts[:-1])}."
+            )
         if len(parts) == 1:
             namespace, table = "default", parts[0]
         else:
-            # spark_catalog.db.tbl or db.tbl: the Glue client sees the last two parts.
-            namespace, table = parts[-2], parts[-1]
+            namespace, table = parts
         separator = spark_properties.get(SEPARATOR_PROPERTY)
         match = _OWNER_NAMESPACE.fullmatch(namespace)
         if separator == "/" and match:
@@ -262,6 +299,7 @@ class Catalog:
                 record = dict(row) if isinstance(row, Mapping) else dict(zip(names, row))
                 handle.write(json.dumps(record, default=str) + "\n")
         self.put_table(ref, cols, location, classification="json")
+        self.sync_to_s3(location, account)
         return ref
 
     def append_rows(self, account: str, database: str, table: str, rows: Iterable[Any]) -> None:
@@ -275,6 +313,48 @@ class Catalog:
             for row in rows:
                 record = dict(row) if isinstance(row, Mapping) else dict(zip(names, row))
                 handle.write(json.dumps(record, default=str) + "\n")
+        self.sync_to_s3(meta["StorageDescriptor"]["Location"], account)
+
+    # -- moto S3 mirror ---------------------------------------------------------------
+    def sync_to_s3(self, location: str, account: str = LOCAL_ACCOUNT) -> int:
+        """Mirror the local files under ``location`` into moto's S3 (one way: local -> S3).
+
+        Keys under the prefix that no longer exist locally are deleted, so an overwrite
+        shows as it does on S3. Hadoop's ``.crc`` checksum files are left out (S3 file
+        systems write none); ``_SUCCESS`` is kept. The bucket is created in ``account``
+        when it does not exist in any account. Returns the number of objects written.
+        """
+        match = re.match(r"s3[an]?://([^/]+)/?(.*)", location)
+        if not match:
+            return 0
+        bucket, key = match.group(1), match.group(2).strip("/")
+        prefix = f"{key}/" if key else ""
+        root = self.local_path(location)
+        wanted: Dict[str, Path] = {}
+        if root.is_dir():
+            for path in root.rglob("*"):
+                if path.is_file() and not path.name.endswith(".crc"):
+                    wanted[prefix + path.relative_to(root).as_posix()] = path
+        with self.lock:
+            backend = self._s3_bucket_backend(bucket, account)
+            existing = backend.get_bucket(bucket).keys
+            for stale in [k for k in list(existing.keys()) if k.startswith(prefix)]:
+                if stale not in wanted:
+                    backend.delete_object(bucket, stale)
+            for name, path in wanted.items():
+                backend.put_object(bucket, name, path.read_bytes(), disable_notification=True)
+        return len(wanted)
+
+    @staticmethod
+    def _s3_bucket_backend(bucket: str, account: str) -> Any:
+        from moto.s3.models import s3_backends
+
+        owner = s3_backends.bucket_accounts.get(bucket)
+        if owner is not None:
+            return s3_backends[owner[1]][owner[0]]
+        backend = s3_backend(account)
+        backend.create_bucket(bucket, REGION)
+        return backend
 
 
 def columns_of(table: Mapping[str, Any]) -> List[Tuple[str, str]]:
@@ -284,5 +364,11 @@ def columns_of(table: Mapping[str, Any]) -> List[Tuple[str, str]]:
     ]
 
 
-# The catalog that the emulator's executors and SQL hook use. One emulator per process.
-CATALOG = Catalog()
+def __getattr__(name: str) -> Any:
+    """Compatibility: ``CATALOG`` of earlier versions is now per emulator
+    (``emulator.catalog``); this reads the running emulator's."""
+    if name == "CATALOG":
+        from athena_spark_emulator import backend
+
+        return backend.default().catalog
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
