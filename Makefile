@@ -29,7 +29,8 @@ DIST   := build/dist-$(subst .,,$(notdir $(VENV)))
 TEST_DEPS := "pytest>=8" "hypothesis>=6.100" "moto[server]>=5.0" "pyspark==3.5.*" "pandas>=2" \
              "dbt-tests-adapter>=1.10" "build>=1.0" "hatchling>=1.18" "ruff>=0.5" \
              "mypy~=1.19.0" "boto3-stubs[athena,glue,s3,sts]>=1.28"
-export PYTHONPATH := $(CURDIR)/integration_tests
+# The emulator (athena_spark_emulator) is imported from the installed wheel, like the
+# plugin: after changing it, `make install` (every target below does) before running pytest.
 
 .PHONY: help venv wheel install test unit lint matrix versions demo bench clean FORCE
 
@@ -84,7 +85,7 @@ matrix: ## what CI runs (.ci/run): make test in three fresh venvs (dbt 1.9, 1.11
 
 demo: install ## the main job: dbt deps + dbt run on integration_tests/ against the local emulator
 	@scripts/check-java.sh
-	$(BIN)/python -m athena_spark_emulator.demo
+	$(BIN)/python -m athena_spark_emulator.demo --project-dir integration_tests
 
 bench: install ## the benchmarks; writes bench/RESULTS.md (about 11 minutes)
 	$(BIN)/python bench/run.py

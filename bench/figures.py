@@ -1,4 +1,4 @@
-"""The four measurements of issue 6. Each returns plain data; run.py formats it.
+"""The measurements of `make bench`. Each returns plain data; run.py formats it.
 
 All of them run against one local emulator (moto + the Calculation API) in its instant
 mode: every Spark calculation completes at once and nothing runs Spark.
@@ -175,6 +175,27 @@ def parse_cost(root: Path, n_models: int, repeats: int) -> Dict[str, List[Tuple[
 
 
 # ---- 4. many catalogs with latency ------------------------------------------------------
+def probe_with_latency(
+    emulator, actions: Sequence[str], latency: float, probe: str, *args: str, stdin: str = ""
+) -> Dict:
+    """Run ``probe`` in a fresh Python process while the emulator delays ``actions`` by
+    ``latency`` seconds (counters reset first); return the JSON of its last output line."""
+    emulator.reset_counters()
+    emulator.latency.update({action: latency for action in actions})
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *args],
+            input=stdin,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        for action in actions:
+            emulator.latency.pop(action, None)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
 # The resolver runs in its own process, as dbt does against a remote AWS: in this process
 # it would share the GIL with the emulator's request threads, which penalises concurrency.
 LATENCY_PROBE = """
@@ -206,19 +227,7 @@ def latency_map(
     interleaved; every run must give the same map and make 1 List + N Get calls."""
     expected = register_glue_catalogs(emulator, n_catalogs)
     region = P.athena_target()["region_name"]
-    emulator.reset_counters()
-    emulator.latency.update({action: latency for action in COUNTED})
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", LATENCY_PROBE, str(region), str(repeats)],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-    finally:
-        for action in COUNTED:
-            emulator.latency.pop(action, None)
-    out = json.loads(done.stdout.splitlines()[-1])
+    out = probe_with_latency(emulator, COUNTED, latency, LATENCY_PROBE, str(region), str(repeats))
     assert all(result == expected for result in out["maps"]), "a map differs from the catalogs"
     runs = 2 * repeats
     assert emulator.calls["ListDataCatalogs"] == runs, dict(emulator.calls)
@@ -228,3 +237,133 @@ def latency_map(
 
 def median(values: Sequence[float]) -> float:
     return statistics.median(values)
+
+
+# ---- 5. the doctor on many tables with latency ------------------------------------------
+# The doctor runs in its own process, as it does against a remote AWS, with clients built
+# as the adapter builds them (dbt-athena's retry config, botocore's default pool of 10).
+# The emulator adds the latency to Athena, Glue and STS calls; it does not see S3 requests
+# (moto serves S3 outside the action hook it counts and delays), so the probe delays and
+# counts those itself, just before each is sent.
+DOCTOR_PROBE = """
+import collections, json, sys, time
+import boto3
+from dbt.adapters.athena.config import get_boto3_config
+from dbt_athena_cross_account.doctor.rows import counts
+from dbt_athena_cross_account.doctor.run import run_doctor
+
+region, latency, repeats = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+tables = json.loads(sys.stdin.read())
+config = get_boto3_config(num_retries=3)
+services = ("athena", "glue", "s3", "sts")
+clients = {n: boto3.client(n, region_name=region, config=config) for n in services}
+s3_calls = collections.Counter()
+
+def s3_latency(event_name, **_kwargs):
+    s3_calls[event_name.rsplit(".", 1)[-1]] += 1
+    time.sleep(latency)
+
+clients["s3"].meta.events.register("before-send.s3", s3_latency)
+out = {"seconds": [], "statuses": [], "s3_calls": []}
+for _ in range(repeats):
+    s3_calls.clear()
+    start = time.perf_counter()
+    _, rows = run_doctor(**clients, region=region, tables=tables, work_group="spark_wg")
+    out["seconds"].append(time.perf_counter() - start)
+    out["statuses"].append(counts(rows))
+    out["s3_calls"].append(dict(s3_calls))
+print(json.dumps(out))
+"""
+DOCTOR_DELAYED = (
+    "GetCallerIdentity",
+    "GetWorkGroup",
+    "GetDataCatalog",
+    "GetDatabase",
+    "GetTable",
+    "GetPartitions",
+)
+PARTITIONED_EVERY = 10  # every 10th table is partitioned, with 2 partitions
+
+
+def seed_doctor_tables(emulator, n_tables: int, n_databases: int) -> List[str]:
+    """``n_tables`` tables over ``n_databases`` databases, one bucket per database, laid out
+    as Spark writes them (``_SUCCESS`` next to the data file); returns their names."""
+    athena, glue, s3 = (emulator.client(name) for name in ("athena", "glue", "s3"))
+    if not athena.get_data_catalog(Name=P.REFERENCED_CATALOG).get("DataCatalog"):
+        athena.create_data_catalog(
+            Name=P.REFERENCED_CATALOG, Type="GLUE", Parameters={"catalog-id": P.PARTNER_ACCOUNT}
+        )
+    region = P.athena_target()["region_name"]
+    names = []
+    for i in range(n_tables):
+        database, bucket = f"doctor_db_{i % n_databases:02d}", f"doctor-bench-{i % n_databases:02d}"
+        if i < n_databases:
+            glue.create_database(DatabaseInput={"Name": database})
+            s3.create_bucket(
+                Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region}
+            )
+        table, prefix = f"t_{i:03d}", f"{database}/t_{i:03d}/"
+        partitioned = i % PARTITIONED_EVERY == 0
+        keys = ["dt=1/", "dt=2/"] if partitioned else [""]
+        for key in keys:
+            s3.put_object(Bucket=bucket, Key=f"{prefix}{key}_SUCCESS", Body=b"")
+            s3.put_object(Bucket=bucket, Key=f"{prefix}{key}part-00000.parquet", Body=b"PAR1")
+        storage = {"Location": f"s3://{bucket}/{prefix}"}
+        table_input = {"Name": table, "StorageDescriptor": storage}
+        if partitioned:
+            table_input["PartitionKeys"] = [{"Name": "dt", "Type": "string"}]
+        glue.create_table(DatabaseName=database, TableInput=table_input)
+        for key in keys if partitioned else []:
+            glue.create_partition(
+                DatabaseName=database,
+                TableName=table,
+                PartitionInput={
+                    "Values": [key[3:-1]],
+                    "StorageDescriptor": {"Location": f"s3://{bucket}/{prefix}{key}"},
+                },
+            )
+        names.append(f"{P.REFERENCED_CATALOG}.{database}.{table}")
+    return names
+
+
+@dataclass
+class DoctorRun:
+    seconds: List[float]  # with the latency
+    floor: List[float]  # the same runs with no added latency: the machine's own cost
+    calls: Dict[str, int]  # per run
+    statuses: Dict[str, int]
+
+
+def _doctor_probe(emulator, tables: List[str], latency: float) -> Dict:
+    region = str(P.athena_target()["region_name"])
+    out = probe_with_latency(
+        emulator, DOCTOR_DELAYED, latency, DOCTOR_PROBE, region, str(latency), "1",
+        stdin=json.dumps(tables),
+    )  # fmt: skip
+    out["calls"] = {**{a: n for a, n in emulator.calls.items() if n}, **out["s3_calls"][0]}
+    return out
+
+
+def doctor_at_scale(
+    emulator, n_tables: int, n_databases: int, latency: float, repeats: int
+) -> DoctorRun:
+    """The doctor on ``n_tables`` tables with ``latency`` seconds per AWS call, interleaved
+    with the same run without added latency (on this machine the local emulator's CPU is
+    part of every call); every run must make the same calls with the same outcome."""
+    tables = seed_doctor_tables(emulator, n_tables, n_databases)
+    runs = interleaved(
+        {
+            "latency": lambda: _doctor_probe(emulator, tables, latency),
+            "floor": lambda: _doctor_probe(emulator, tables, 0.0),
+        },
+        repeats,
+    )
+    every = runs["latency"] + runs["floor"]
+    assert all(r["calls"] == every[0]["calls"] for r in every), [r["calls"] for r in every]
+    assert all(r["statuses"] == every[0]["statuses"] for r in every), every
+    return DoctorRun(
+        [r["seconds"][0] for r in runs["latency"]],
+        [r["seconds"][0] for r in runs["floor"]],
+        every[0]["calls"],
+        every[0]["statuses"][0],
+    )

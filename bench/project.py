@@ -5,10 +5,12 @@ reused by every run of that shape (its partial-parse state stays warm):
 
 * ``product``: this repository as a dbt package plus the ``athena`` dispatch entry, so
   opted-in models call ``adapter.get_spark_cross_account_catalog_map(<referenced>)``.
-* ``seed``: the seed PR's design as a root-project ``athena__create_table_as`` (dispatch
+* ``list_all``: the list-all design, as a root-project ``athena__create_table_as`` (dispatch
   ``['bench', 'dbt']``, no package, so no package self-check): every opted-in model asks for
-  the full list-all map (the plugin's no-argument method) and gets the package's
-  ``get_spark_df`` text (``cross_account_get_spark_df.sql`` copied into the project).
+  the map of *every* GLUE catalog, built from athena:ListDataCatalogs plus one
+  athena:GetDataCatalog per catalog and cached per adapter (the plugin's no-argument
+  method), and gets the map-based ``get_spark_df`` text that design used
+  (``bench/list_all_get_spark_df.sql`` copied into the project).
 * ``stock``: stock dbt-athena, no package and no dispatch entry (reads the wrong account).
 
 Every model is a Python table that reads ``source('partner', 'orders')`` from the one
@@ -27,14 +29,11 @@ from typing import Dict, List, Optional, Tuple
 
 import yaml
 
+from athena_spark_emulator.profile import athena_target  # one profile shape for tests and bench
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-for _path in (REPO_ROOT, REPO_ROOT / "integration_tests"):  # make bench sets PYTHONPATH too
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
 
-from tests.conftest import athena_target  # noqa: E402  (shared fixtures: one profile shape)
-
-VARIANTS = ("product", "seed", "stock")
+VARIANTS = ("product", "list_all", "stock")
 REFERENCED_CATALOG = "partner_catalog"
 PARTNER_ACCOUNT = "999999999999"
 
@@ -43,9 +42,9 @@ MODEL = """def model(dbt, spark):
     return dbt.source("partner", "orders")
 """
 
-# The seed PR's design, as a root-project dispatch override: every opted-in Python model
-# asks for the full list-all map (cached per adapter, i.e. once per run).
-SEED_CREATE_TABLE_AS = """
+# The list-all design, as a root-project dispatch override: every opted-in Python model
+# asks for the map of every GLUE catalog (cached per adapter, i.e. once per run).
+LIST_ALL_CREATE_TABLE_AS = """
 {% macro athena__create_table_as(temporary, relation, compiled_code, language='sql',
                                  skip_partitioning=false) -%}
   {%- set stock = dbt.athena__create_table_as(temporary, relation, compiled_code, language,
@@ -87,11 +86,11 @@ def write_project(root: Path, variant: str, n_models: int, opted_in: bool = True
         (project / "packages.yml").write_text(
             yaml.safe_dump({"packages": [{"local": str(REPO_ROOT)}]})
         )
-    if variant == "seed":
+    if variant == "list_all":
         config["dispatch"] = [{"macro_namespace": "athena", "search_order": ["bench", "dbt"]}]
         (project / "macros").mkdir()
-        (project / "macros" / "athena__create_table_as.sql").write_text(SEED_CREATE_TABLE_AS)
-        get_spark_df = REPO_ROOT / "macros" / "cross_account_get_spark_df.sql"
+        (project / "macros" / "athena__create_table_as.sql").write_text(LIST_ALL_CREATE_TABLE_AS)
+        get_spark_df = Path(__file__).parent / "list_all_get_spark_df.sql"
         (project / "macros" / get_spark_df.name).write_text(get_spark_df.read_text())
     (project / "dbt_project.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     target = athena_target(schema=f"bench_{name}")

@@ -1,4 +1,4 @@
-"""`make bench`: measure what dbt-athena-cross-account costs a dbt run (issue 6).
+"""`make bench`: measure what dbt-athena-cross-account costs a dbt run, and the doctor's speed.
 
 Runs every figure against one local emulator in its instant (no-Spark) mode, prints a
 markdown report plus one ``BENCH <name> <value>`` line per figure, and writes the report
@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figures as F
 import project as P
 import speedups
-from tests.conftest import prepare_base
 
 from athena_spark_emulator import Emulator
+from athena_spark_emulator.profile import prepare as prepare_base
 
 FULL = dict(
     n_models=(1, 50, 200),
@@ -40,6 +40,9 @@ FULL = dict(
     latency_catalogs=120,
     latency=0.050,
     latency_repeats=3,
+    doctor_tables=300,
+    doctor_databases=30,
+    doctor_repeats=3,
 )
 SMOKE = dict(
     n_models=(2,),
@@ -53,12 +56,16 @@ SMOKE = dict(
     latency_catalogs=6,
     latency=0.005,
     latency_repeats=1,
+    doctor_tables=6,
+    doctor_databases=2,
+    doctor_repeats=1,
 )
 TARGETS = {
     "render_overhead_ratio": 1.05,
     "import_ms": 5.0,
     "parse_ratio": 1.02,
     "latency_speedup": 5.0,
+    "doctor_seconds": 5.0,
 }
 
 
@@ -87,21 +94,21 @@ def grid_table(cells: List[F.Cell]) -> Tuple[List[str], Dict[str, float]]:
     by_key = {(c.n_models, c.threads, c.catalogs, c.variant): c for c in cells}
     lines = [
         "| Python models | threads | GLUE catalogs registered | this product "
-        "| seed design (list-all) | stock dbt-athena | product = referenced (1) |",
+        "| list-all design | stock dbt-athena | product = referenced (1) |",
         "|---:|---:|---:|---:|---:|---:|:---:|",
     ]
     bench: Dict[str, float] = {}
     for (n, t, c, variant), cell in by_key.items():
         bench[f"calls_{variant}_n{n}_t{t}_c{c}"] = cell.calls
     for n, t, c in sorted({k[:3] for k in by_key}, key=lambda k: (k[2], k[0], k[1])):
-        product, seed, stock = (by_key[(n, t, c, v)] for v in P.VARIANTS)
-        assert product.reads_partner_account and seed.reads_partner_account, (product, seed)
+        product, list_all, stock = (by_key[(n, t, c, v)] for v in P.VARIANTS)
+        assert product.reads_partner_account and list_all.reads_partner_account, (product, list_all)
         wrong = "" if stock.reads_partner_account else ", reads the local account"
         ok = "yes" if product.calls == 1 else "**no**"
         lines.append(
             f"| {n} | {t} | {c} | {product.calls} ({product.list_calls} List + "
-            f"{product.get_calls} Get) | {seed.calls} ({seed.list_calls} List + "
-            f"{seed.get_calls} Get) | {stock.calls}{wrong} | {ok} |"
+            f"{product.get_calls} Get) | {list_all.calls} ({list_all.list_calls} List + "
+            f"{list_all.get_calls} Get) | {stock.calls}{wrong} | {ok} |"
         )
     product_cells = [c for c in cells if c.variant == "product"]
     bench["calls_product_equals_referenced_all_cells"] = float(
@@ -117,6 +124,7 @@ def summary_table(figs: Dict[str, Tuple[float, str]]) -> List[str]:
         "import_ms": ("plugin import after dbt.adapters.athena (ms)", "<="),
         "parse_ratio": ("dbt parse --no-partial-parse, with / without plugin", "<="),
         "latency_speedup": ("no-argument map under latency: serial / shipped", ">="),
+        "doctor_seconds": ("doctor on many tables, 50 ms per AWS call (s)", "<="),
     }
     for key, (label, op) in labels.items():
         if key not in figs:
@@ -130,6 +138,47 @@ def summary_table(figs: Dict[str, Tuple[float, str]]) -> List[str]:
     return lines
 
 
+def doctor_figure(
+    emulator: Emulator, cfg: Dict[str, float]
+) -> Tuple[Tuple[float, str], Dict[str, float], List[str]]:
+    """The doctor on many tables under latency: (figure, BENCH extras, report lines)."""
+    n_tables, latency = int(cfg["doctor_tables"]), cfg["latency"]
+    run = F.doctor_at_scale(
+        emulator, n_tables, int(cfg["doctor_databases"]), latency, int(cfg["doctor_repeats"])
+    )
+    assert run.statuses["FAIL"] == 0 and run.statuses["PASS"] >= 3 * n_tables, run.statuses
+    seconds, total = F.median(run.seconds), sum(run.calls.values())
+    floor = F.median(run.floor)
+    figure = (
+        seconds,
+        f"{n_tables} tables in {int(cfg['doctor_databases'])} databases, "
+        f"{latency * 1000:g} ms per call, median of {int(cfg['doctor_repeats'])}; "
+        f"{total} calls, {total * latency:.0f} s if serial; {floor:.2f} s with no latency",
+    )
+    extra = {"doctor_seconds_no_latency": floor, "doctor_calls_per_table": total / n_tables}
+    extra.update({f"doctor_calls_{a}": n for a, n in sorted(run.calls.items())})
+    lines = [
+        "## 5. The doctor on many tables",
+        "",
+        f"`cross_account_doctor`'s checks ({n_tables} tables, {int(cfg['doctor_databases'])} "
+        f"databases, one bucket each; every {F.PARTITIONED_EVERY}th table partitioned) with "
+        f"{latency * 1000:g} ms added to every AWS call: {seconds:.2f} s (runs: "
+        + ", ".join(f"{t:.2f}" for t in run.seconds)
+        + f"); the same runs with no added latency: {floor:.2f} s ("
+        + ", ".join(f"{t:.2f}" for t in run.floor)
+        + "). Without latency the time is the CPU of the local emulator and of boto3 on this"
+        " shared machine; the difference is what the latency costs. "
+        f"Serial, the calls alone would take {total * latency:.0f} s. "
+        f"Calls per table: {total / n_tables:.2f}.",
+        "",
+        "| action | calls | per table |",
+        "|---|---:|---:|",
+        *(f"| {a} | {n} | {n / n_tables:.2f} |" for a, n in sorted(run.calls.items())),
+        "",
+    ]
+    return figure, extra, lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -137,8 +186,20 @@ def main() -> int:
     )
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("RESULTS.md"))
     parser.add_argument("--workdir", type=Path, default=None, help="where generated projects go")
+    parser.add_argument(
+        "--only-doctor", action="store_true", help="only the doctor figure; writes no report"
+    )
     args = parser.parse_args()
     cfg = SMOKE if args.smoke else FULL
+    if args.only_doctor:
+        with Emulator() as emulator:
+            os.environ.update(emulator.env())
+            prepare_base(emulator)
+            (value, _detail), extra, lines = doctor_figure(emulator, cfg)
+        print("\n".join(lines))
+        for name, number in {"doctor_seconds": value, **extra}.items():
+            print(f"BENCH {name} {number:g}")
+        return 0
 
     started = time.perf_counter()
     host = machine()
@@ -176,6 +237,14 @@ def main() -> int:
             f"{serial:.2f} s / {shipped:.2f} s, same map",
         )
         extra.update(latency_serial_s=serial, latency_shipped_s=shipped)
+
+        print(
+            "5. the doctor on many tables",
+            f"(at {time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+        figs["doctor_seconds"], doctor_extra, doctor_lines = doctor_figure(emulator, cfg)
+        extra.update(doctor_extra)
 
         print("2. render overhead", f"(at {time.perf_counter() - started:.0f} s)", flush=True)
         runs = F.render_overhead(root, cfg["overhead_models"], cfg["overhead_repeats"], threads=8)
@@ -237,16 +306,19 @@ def main() -> int:
         *grid_lines,
         "",
         "Every cell is a real `dbt run` of N Python table models that all read one source in",
-        "the cross-account catalog. *Seed design*: the seed PR's behaviour, one list-all map",
-        "per run (the plugin's no-argument method, called by a root-project dispatch override).",
-        "The seed's `@lru_cache` is not single-flight, so with threads > 1 its real cost can be",
-        "higher: that column is a lower bound. moto's ListDataCatalogs never paginates; on AWS,",
-        "120 catalogs take 3 List pages (50 per page). *Stock*: no package, no dispatch entry.",
+        "the cross-account catalog. *List-all design*: one map of every GLUE catalog per run",
+        "(ListDataCatalogs, then one GetDataCatalog each), built by the plugin's no-argument",
+        "method and called by a root-project dispatch override. Cached with a plain",
+        "`functools.lru_cache` instead, which is not single-flight, it costs more with",
+        "threads > 1: that column is a lower bound. moto's ListDataCatalogs never paginates;",
+        "on AWS, 120 catalogs take 3 List pages (50 per page). *Stock*: no package, no",
+        "dispatch entry.",
         "",
-        "## 2-4. Overhead, import cost, latency",
+        "## 2-5. Overhead, import cost, latency, the doctor",
         "",
         *summary_table(figs),
         "",
+        *doctor_lines,
         "Method: timed arms are interleaved. dbt runs in-process through dbtRunner with",
         "bench-only speed-ups that change no API call (bench/speedups.py): one botocore data",
         "loader for every run, and for the call-count grid only, reused boto3 sessions and",

@@ -2,12 +2,15 @@
   athena__create_table_as: the package's dispatch override for dbt-athena's create_table_as.
   It renders the stock macro and, only for Python models that opt in with
   spark_cross_account_catalog: true, swaps the stock get_spark_df block for the
-  cross-account one. Every other model gets the stock text, byte for byte.
+  cross-account one and writes the code it submits to target/cross_account/ (dbt writes
+  no runtime file for Python models). Every other model gets the stock text, byte for byte.
 -#}
 {% macro athena__create_table_as(temporary, relation, compiled_code, language='sql', skip_partitioning=false) -%}
   {%- set stock = dbt.athena__create_table_as(temporary, relation, compiled_code, language, skip_partitioning) -%}
-  {%- if language == 'python' and dbt_athena_cross_account.cross_account_opted_in() -%}
-    {{- return(dbt_athena_cross_account.cross_account_swap_spark_block(stock)) -}}
+  {%- if language == 'python' and dbt_athena_cross_account._cross_account_opted_in() -%}
+    {%- set code = dbt_athena_cross_account._cross_account_swap_spark_block(stock) -%}
+    {%- do adapter.write_spark_cross_account_code(model, code) -%}
+    {{- return(code) -}}
   {%- endif -%}
   {{- return(stock) -}}
 {%- endmacro %}

@@ -4,6 +4,8 @@
   the graph; with catalogs/tables it checks those. Each catalog and table gets PASS/WARN/FAIL
   rows for registration, Glue metadata, S3 data and table format, plus session-property and
   setup rows per model. Logs the report and raises a dbt error when anything FAILs.
+  Without the Python plugin no check can run: it says so with the pip lines, and raises
+  when an opted-in model reads a cross-account catalog (`dbt run` would fail too).
 -#}
 {% macro cross_account_doctor(catalogs=none, tables=none) -%}
   {%- if not execute -%}{{- return('') -}}{%- endif -%}
@@ -14,18 +16,19 @@
   {%- set readers = [] -%}
   {%- set graph_tables = {} -%}
   {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.language == 'python' -%}
-    {%- set opted_in = dbt_athena_cross_account.cross_account_opted_in(node) -%}
-    {%- set node_catalogs = dbt_athena_cross_account.cross_account_referenced_catalogs(node) if opted_in else [] -%}
+    {%- set opted_in = dbt_athena_cross_account._cross_account_opted_in(node) -%}
+    {%- set node_catalogs = dbt_athena_cross_account._cross_account_referenced_catalogs(node) if opted_in else [] -%}
     {%- do models.append({
       'unique_id': node.unique_id,
       'opted_in': opted_in,
       'engine_config': (node.config or {}).get('engine_config') or {},
+      'requester_pays': (node.config or {}).get('spark_requester_pays', false),
       'catalogs': node_catalogs,
     }) -%}
     {%- if node_catalogs -%}
       {%- do readers.append(node.unique_id) -%}
       {%- if from_graph -%}
-        {%- for ref in dbt_athena_cross_account.cross_account_referenced_tables(node) -%}
+        {%- for ref in dbt_athena_cross_account._cross_account_referenced_tables(node) -%}
           {%- set key = (ref.catalog ~ '.' ~ ref.schema ~ '.' ~ ref.table) | lower -%}
           {%- if key not in graph_tables -%}
             {%- do graph_tables.update({key: {'catalog': ref.catalog, 'schema': ref.schema, 'table': ref.table, 'models': []}}) -%}
@@ -35,23 +38,30 @@
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
+  {%- if adapter.run_cross_account_doctor is not defined -%}
+    {#- without the plugin no check can run: one message, an error when `dbt run` would fail -#}
+    {%- set message = "cross_account_doctor: adapter.run_cross_account_doctor is missing: "
+          ~ "the dbt-athena-cross-account Python plugin is not installed (or is older than the doctor), "
+          ~ "so no check can run"
+          ~ ((". " ~ readers | join(', ') ~ " read cross-account catalogs, so `dbt run` fails") if readers else "")
+          ~ ". Fix: " ~ dbt_athena_cross_account._cross_account_install_plugin_fix(
+              upgrade=adapter.get_spark_cross_account_catalog_map is defined) -%}
+    {%- if readers -%}
+      {%- do exceptions.raise_compiler_error(message) -%}
+    {%- endif -%}
+    {%- do log(message, info=true) -%}
+    {{- return('') -}}
+  {%- endif -%}
   {%- set setup = {
-    'plugin': adapter.run_cross_account_doctor is defined,
-    'dispatch_package': dbt_athena_cross_account.cross_account_dispatch_winner(),
-    'dispatch_known': adapter.get_spark_cross_account_dispatch_order is defined,
+    'dispatch_package': dbt_athena_cross_account._cross_account_dispatch_winner(),
     'readers': readers,
     'project_name': project_name,
   } -%}
-  {%- if not setup.plugin -%}
-    {%- do dbt_athena_cross_account.cross_account_doctor_without_plugin(setup) -%}
-    {{- return('') -}}
-  {%- endif -%}
   {%- set result = adapter.run_cross_account_doctor(
         catalog_args, (graph_tables.values() | list) if from_graph else table_args, models, setup) -%}
   {%- if from_graph and not graph_tables and not readers -%}
-    {%- do log("cross_account_doctor: no Python model opts in with spark_cross_account_catalog: true "
-               ~ "and reads a non-local catalog; pass catalogs/tables to check them directly, e.g. "
-               ~ "--args '{tables: [\"partner_catalog.sales.orders\"]}'", info=true) -%}
+    {%- do log("cross_account_doctor: no Python model opts in with spark_cross_account_catalog: true and reads a non-local catalog; "
+               ~ "pass catalogs/tables to check them directly, e.g. --args '{tables: [\"partner_catalog.sales.orders\"]}'", info=true) -%}
   {%- endif -%}
   {%- do log(result.text, info=true) -%}
   {%- if result.fail -%}

@@ -8,6 +8,7 @@ instance, which dbt creates once per run.
 
 from __future__ import annotations
 
+import os
 import threading
 from importlib import metadata
 from typing import Any, Dict, Iterable, List, Optional, Union
@@ -17,8 +18,9 @@ from dbt.adapters.athena.utils import get_catalog_id
 from dbt_common.exceptions import CompilationError
 
 from dbt_athena_cross_account._aws import connection_clients
-from dbt_athena_cross_account._doctor import parse_stub as _doctor_stub
-from dbt_athena_cross_account._doctor import run_cross_account_doctor
+from dbt_athena_cross_account.doctor.adapter_method import parse_stub as _doctor_stub
+from dbt_athena_cross_account.doctor.adapter_method import run_cross_account_doctor
+from dbt_athena_cross_account.plan import Read, build_read_plan
 from dbt_athena_cross_account.resolver import CatalogResolver, CrossAccountCatalogError
 
 MARKER = "_dbt_athena_cross_account_"
@@ -35,6 +37,9 @@ def resolver_for(adapter: Any) -> CatalogResolver:
             if resolver is None:
                 resolver = CatalogResolver(
                     client_factory=lambda: connection_clients(adapter, "athena")[0]["athena"],
+                    fresh_client_factory=lambda: connection_clients(adapter, "athena", fresh=True)[
+                        0
+                    ]["athena"],
                     catalog_id_of=get_catalog_id,
                     debug=LOGGER.debug,
                 )
@@ -63,6 +68,64 @@ def get_spark_cross_account_catalog_info(self: Any, catalog_name: str) -> Dict[s
         return resolver_for(self).explain(catalog_name)
     except CrossAccountCatalogError as exc:
         raise CompilationError(str(exc)) from None
+
+
+def get_spark_cross_account_read_plan(
+    self: Any,
+    model: str,
+    reads: Iterable[Dict[str, Any]],
+    fallback: Any = None,
+    write_catalog: Optional[str] = None,
+) -> Dict[str, Any]:
+    """How an opted-in Python model reads each ref/source: ``{tables, warnings}``.
+
+    ``reads`` are the model's refs and sources as dbt rendered them (see
+    ``plan.Read``). Catalogs are resolved through the run's cache; anything that cannot
+    be read cross-account is a compile error unless ``fallback`` is ``local``.
+    """
+    try:
+        plan = build_read_plan(
+            model,
+            [Read.from_mapping(r) for r in reads],
+            resolver_for(self).resolve,
+            fallback=fallback,
+            write_catalog=write_catalog,
+        )
+    except CrossAccountCatalogError as exc:
+        raise CompilationError(str(exc)) from None
+    return plan.as_dict()
+
+
+def write_spark_cross_account_code(self: Any, node: Dict[str, Any], code: str) -> str:
+    """Write the Python an opted-in model submits to ``<target>/cross_account/...``.
+
+    dbt writes no runtime file for Python models (``target/run/*.py`` stays empty), so
+    this is where users can read the exact code. Returns the path written.
+    """
+    relative = os.path.normpath(str(node.get("original_file_path") or node["unique_id"] + ".py"))
+    if relative.startswith("..") or os.path.isabs(relative):
+        relative = os.path.basename(relative)
+    path = os.path.join(
+        self.config.project_root,
+        self.config.target_path,
+        "cross_account",
+        str(node.get("package_name") or ""),
+        relative,
+    )
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(code)
+    LOGGER.debug(
+        f"dbt_athena_cross_account: wrote the code submitted for {node['unique_id']} to {path}"
+    )
+    return path
+
+
+def get_spark_cross_account_fixes(self: Any) -> Dict[str, Any]:
+    """The fix texts of ``fixes.py`` (dispatch YAML, data catalog commands) for macros."""
+    from dbt_athena_cross_account import fixes
+
+    return fixes.for_jinja()
 
 
 def get_spark_cross_account_versions(self: Any) -> Dict[str, Optional[str]]:
@@ -102,6 +165,12 @@ METHODS = {
         get_spark_cross_account_catalog_info,
         lambda *a, **k: {},
     ),
+    "get_spark_cross_account_read_plan": (
+        get_spark_cross_account_read_plan,
+        lambda *a, **k: {"tables": {}, "warnings": []},
+    ),
+    "write_spark_cross_account_code": (write_spark_cross_account_code, lambda *a, **k: ""),
+    "get_spark_cross_account_fixes": (get_spark_cross_account_fixes, lambda *a, **k: {}),
     "get_spark_cross_account_versions": (get_spark_cross_account_versions, lambda *a, **k: {}),
     "get_spark_cross_account_dispatch_order": (
         get_spark_cross_account_dispatch_order,

@@ -11,7 +11,8 @@ def install(adapter_cls: Any) -> bool:
     """Add METHODS to ``adapter_cls``; return False when they are already ours.
 
     A method of the same name that dbt-athena itself defines is replaced: ours is a
-    superset (with no argument it behaves as the upstream proposal).
+    superset (with no argument it returns the map of every GLUE catalog that a dbt-athena
+    feature request proposed for this method name).
     """
     if all(getattr(adapter_cls.__dict__.get(name), MARKER, False) for name in METHODS):
         return False

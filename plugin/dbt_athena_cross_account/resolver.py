@@ -10,7 +10,12 @@ Rules (see README "How it works"):
 * Only a ``GLUE`` data catalog whose ``Parameters["catalog-id"]`` is a plain 12-digit
   account id can be read through Spark's ``<account>/<database>`` separator form.
 * Each name is looked up at most once per resolver (one resolver per dbt run), even when
-  many threads ask for it at the same time.
+  many threads ask for it at the same time. Only answers are kept: a failed lookup is
+  tried again by the next caller, so one model's error never becomes another's.
+* The Athena client is built in the calling thread (the one that holds the dbt
+  connection) and shared with the pool threads that look several names up at once.
+  When AWS says the credentials expired (``ExpiredToken*``), the client is built again
+  from fresh credentials and the lookup is tried once more.
 """
 
 from __future__ import annotations
@@ -20,7 +25,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Union
 
-LOCAL_CATALOG = "awsdatacatalog"
+from dbt_athena_cross_account.names import LOCAL_CATALOG, catalog_key, is_local_catalog
+
+__all__ = ["LOCAL_CATALOG", "catalog_key", "is_local_catalog"]  # re-exported for callers
+
 GLUE = "GLUE"
 MAX_IN_FLIGHT = 8
 
@@ -38,6 +46,7 @@ THROTTLING_CODES = frozenset(
     {"ThrottlingException", "TooManyRequestsException", "Throttling", "RequestLimitExceeded"}
 )
 NOT_FOUND_CODES = frozenset({"InvalidRequestException", "ResourceNotFoundException"})
+EXPIRED_CREDENTIALS_PREFIX = "ExpiredToken"  # ExpiredToken, ExpiredTokenException
 
 CatalogIdExtractor = Callable[[Mapping[str, Any]], Optional[str]]
 
@@ -52,10 +61,6 @@ class CrossAccountCatalogError(Exception):
 def is_account_id(value: object) -> bool:
     """True for a plain 12-digit AWS account id, the only form Spark's separator accepts."""
     return isinstance(value, str) and _ACCOUNT_ID.fullmatch(value) is not None
-
-
-def is_local_catalog(name: str) -> bool:
-    return name.strip().lower() == LOCAL_CATALOG
 
 
 def default_catalog_id(catalog: Mapping[str, Any]) -> Optional[str]:
@@ -146,31 +151,48 @@ def _attempts(exc: BaseException) -> Optional[int]:
     return None
 
 
+EXPIRED_CREDENTIALS_MESSAGE = "{action} for {subject} failed with {code} twice: the AWS credentials of your dbt profile expired and fresh ones from the same profile are expired too. Fix: refresh them (for example `aws sso login`, or new keys in the environment); with assume_role_arn in the profile, raise assume_role_duration_seconds or check that the base credentials can still call sts:AssumeRole."
+
+
+OPTED_IN_WHY = "This permission is needed only because a model opted in with spark_cross_account_catalog: true."
+ACCESS_DENIED = "AccessDenied calling {action} for {subject}: {error}\nGrant '{action}' to the role in your dbt profile (resource arn:aws:athena:<region>:<account>:datacatalog/{catalog}). {why}"
+CALL_FAILED = "{action} for {subject} failed: {error}. {why}"
+MALFORMED_FIX = "{reason}. Fix: set it with `{command}`."
+THROTTLED = "{action} for {subject} was throttled by AWS after {attempts} attempts ({code}). Raise 'num_retries' (or 'num_boto3_retries') in your dbt profile, lower 'threads', or ask AWS for a higher Athena control-plane quota."
+
+
+class _CredentialsExpired(Exception):
+    """AWS answered ExpiredToken*: build the client again and retry (never cached)."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 def explain_client_error(
     exc: BaseException, action: str, catalog: Optional[str]
 ) -> CrossAccountCatalogError:
     """A CrossAccountCatalogError for a failed AWS call, naming the IAM action and the fix."""
     code = error_code(exc)
     subject = f"catalog '{catalog}'" if catalog else "the data catalog list"
-    why = (
-        "This permission is needed only because a model opted in with "
-        "spark_cross_account_catalog: true."
-    )
     if code in ACCESS_DENIED_CODES:
         return CrossAccountCatalogError(
-            f"AccessDenied calling {action} for {subject}: {exc}\n"
-            f"Grant '{action}' to the role in your dbt profile (resource "
-            f"arn:aws:athena:<region>:<account>:datacatalog/{catalog or '*'}). {why}"
+            ACCESS_DENIED.format(
+                action=action, subject=subject, error=exc, catalog=catalog or "*", why=OPTED_IN_WHY
+            )
+        )
+    if code.startswith(EXPIRED_CREDENTIALS_PREFIX):
+        return CrossAccountCatalogError(
+            EXPIRED_CREDENTIALS_MESSAGE.format(action=action, subject=subject, code=code)
         )
     if code in THROTTLING_CODES:
         tries = _attempts(exc)
-        tried = f" after {tries} attempts" if tries else ""
         return CrossAccountCatalogError(
-            f"{action} for {subject} was throttled by AWS{tried} ({code}). Raise "
-            "'num_retries' (or 'num_boto3_retries') in your dbt profile, lower 'threads', "
-            "or ask AWS for a higher Athena control-plane quota."
+            THROTTLED.format(action=action, subject=subject, attempts=tries or "several", code=code)
         )
-    return CrossAccountCatalogError(f"{action} for {subject} failed: {exc}. {why}")
+    return CrossAccountCatalogError(
+        CALL_FAILED.format(action=action, subject=subject, error=exc, why=OPTED_IN_WHY)
+    )
 
 
 class _Cell:
@@ -185,7 +207,10 @@ class _Cell:
 class CatalogResolver:
     """Thread-safe, single-flight cache of catalog name -> Resolution.
 
-    ``client_factory`` returns a boto3 Athena client (created once, on first use).
+    ``client_factory()`` returns a boto3 Athena client. It is called in the thread that
+    asks (which holds the dbt connection), never in a pool thread. After AWS answered
+    ``ExpiredToken*``, ``fresh_client_factory()`` (default: ``client_factory``) builds a
+    client on new credentials.
     """
 
     def __init__(
@@ -194,8 +219,10 @@ class CatalogResolver:
         catalog_id_of: CatalogIdExtractor = default_catalog_id,
         debug: Callable[[str], None] = lambda _msg: None,
         max_in_flight: int = MAX_IN_FLIGHT,
+        fresh_client_factory: Optional[Callable[[], Any]] = None,
     ) -> None:
         self._client_factory = client_factory
+        self._fresh_client_factory = fresh_client_factory or client_factory
         self._client: Any = None
         self._catalog_id_of = catalog_id_of
         self._debug = debug
@@ -206,20 +233,45 @@ class CatalogResolver:
 
     # -- AWS calls -------------------------------------------------------------
     def _athena(self) -> Any:
+        """The shared client, built on first use by the calling thread."""
         if self._client is None:
             with self._lock:
                 if self._client is None:
                     self._client = self._client_factory()
         return self._client
 
+    def _renew_client(self, stale: Any) -> None:
+        """Replace ``stale`` with a client on fresh credentials (once, however many ask)."""
+        with self._lock:
+            if self._client is stale or self._client is None:
+                self._debug("AWS credentials expired; building a new Athena client")
+                self._client = self._fresh_client_factory()
+
+    def _with_fresh_credentials(self, call: Callable[[], Any]) -> Any:
+        """``call()``; after ExpiredToken*, renew the client here and call once more."""
+        client = self._athena()
+        try:
+            return call()
+        except _CredentialsExpired:
+            self._renew_client(client)
+        try:
+            return call()
+        except _CredentialsExpired as expired:
+            raise expired.error from None
+
     def _get_data_catalog(self, name: str) -> Optional[Mapping[str, Any]]:
         try:
             response = self._athena().get_data_catalog(Name=name)
         except Exception as exc:
-            if error_code(exc) in NOT_FOUND_CODES:
+            code = error_code(exc)
+            if code in NOT_FOUND_CODES:
                 self._debug(f"GetDataCatalog({name!r}) -> not found: {exc}")
                 return None
-            if error_code(exc):
+            if code.startswith(EXPIRED_CREDENTIALS_PREFIX):
+                raise _CredentialsExpired(
+                    explain_client_error(exc, "athena:GetDataCatalog", name)
+                ) from exc
+            if code:
                 raise explain_client_error(exc, "athena:GetDataCatalog", name) from exc
             raise
         # moto answers an unknown name with an empty body instead of an error.
@@ -245,13 +297,23 @@ class CatalogResolver:
                     else:
                         self._debug(f"skipping data catalog {name!r} of type {summary.get('Type')}")
         except Exception as exc:
-            if error_code(exc):
+            code = error_code(exc)
+            if code.startswith(EXPIRED_CREDENTIALS_PREFIX):
+                raise _CredentialsExpired(
+                    explain_client_error(exc, "athena:ListDataCatalogs", None)
+                ) from exc
+            if code:
                 raise explain_client_error(exc, "athena:ListDataCatalogs", None) from exc
             raise
         return names
 
     # -- single-flight cache ---------------------------------------------------
     def _single_flight(self, cell_key: Optional[str], compute: Callable[[], Any]) -> Any:
+        """``compute()`` once for everyone asking ``cell_key`` at the same time.
+
+        Callers that wait on a flight share its answer or its error. An error is not
+        kept: the next caller computes again.
+        """
         with self._lock:
             cell = self._listing if cell_key is None else self._cells.get(cell_key)
             owner = cell is None
@@ -267,6 +329,11 @@ class CatalogResolver:
                 cell.value = compute()
             except BaseException as exc:
                 cell.error = exc
+                with self._lock:
+                    if cell_key is None and self._listing is cell:
+                        self._listing = None
+                    elif cell_key is not None and self._cells.get(cell_key) is cell:
+                        del self._cells[cell_key]
             finally:
                 cell.done.set()
         else:
@@ -275,43 +342,59 @@ class CatalogResolver:
             raise cell.error
         return cell.value
 
-    def resolve_one(self, name: str) -> Resolution:
+    def _resolve_one(self, name: str) -> Resolution:
         spelling = str(name).strip()
-        key = spelling.lower()
+        key = catalog_key(spelling)
         if key == LOCAL_CATALOG:
             return Resolution(spelling, GLUE, None, f"'{spelling}' is the local catalog")
         return self._single_flight(key, lambda: self._fetch(key, spelling))
 
-    def resolve(self, names: Iterable[str]) -> Dict[str, Resolution]:
-        """Resolve several names, at most ``max_in_flight`` GetDataCatalog calls at once."""
-        unique: Dict[str, str] = {}
-        for name in names:
-            unique.setdefault(str(name).strip().lower(), str(name).strip())
-        spellings = list(unique.values())
-        if len(spellings) <= 1:
-            return {s.lower(): self.resolve_one(s) for s in spellings}
+    def resolve_one(self, name: str) -> Resolution:
+        """One name's Resolution (cached for the resolver's life)."""
+        return self._with_fresh_credentials(lambda: self._resolve_one(name))
+
+    def _resolve_all(self, spellings: List[str]) -> List[Resolution]:
+        if len(spellings) == 1:
+            return [self._resolve_one(spellings[0])]
         from concurrent.futures import ThreadPoolExecutor  # only when several names are resolved
 
-        with ThreadPoolExecutor(max_workers=min(self._max_in_flight, len(spellings))) as pool:
-            results = list(pool.map(self.resolve_one, spellings))
-        return {s.lower(): r for s, r in zip(spellings, results)}
+        workers = min(self._max_in_flight, len(spellings))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(self._resolve_one, spellings))
+
+    def resolve(self, names: Iterable[str]) -> Dict[str, Resolution]:
+        """Resolve several names, at most ``max_in_flight`` GetDataCatalog calls at once.
+
+        Keys are :func:`~dbt_athena_cross_account.names.catalog_key` of each name.
+        """
+        unique: Dict[str, str] = {}
+        for name in names:
+            unique.setdefault(catalog_key(str(name)), str(name).strip())
+        spellings = list(unique.values())
+        if not spellings:
+            return {}
+        results = self._with_fresh_credentials(lambda: self._resolve_all(spellings))
+        return {catalog_key(s): r for s, r in zip(spellings, results)}
 
     # -- the public map ----------------------------------------------------------
     def catalog_map(self, catalog_names: Union[str, Iterable[str], None] = None) -> Dict[str, str]:
         """``{catalog_name: account_id}`` for cross-account GLUE catalogs.
 
         * ``catalog_names`` is None: every GLUE catalog listed by ListDataCatalogs (the
-          seed's behaviour); malformed catalog-ids are left out with a debug log.
+          map of every GLUE catalog a dbt-athena feature request proposed); malformed
+          catalog-ids are left out with a debug log.
         * ``catalog_names`` given: only those names, one GetDataCatalog each and no
           ListDataCatalogs. A referenced GLUE catalog with a malformed catalog-id raises.
           Keys are the names as given.
         """
         if catalog_names is None:
-            listed = self._single_flight(None, self._list_glue_catalog_names)
+            listed = self._with_fresh_credentials(
+                lambda: self._single_flight(None, self._list_glue_catalog_names)
+            )
             resolved = self.resolve(listed)
             result: Dict[str, str] = {}
             for name in listed:
-                resolution = resolved[name.lower()]
+                resolution = resolved[catalog_key(name)]
                 if resolution.account_id:
                     result[name] = resolution.account_id
                 else:
@@ -326,17 +409,18 @@ class CatalogResolver:
         resolved = self.resolve(wanted)
         malformed = [r for r in resolved.values() if r.malformed]
         if malformed:
+            from dbt_athena_cross_account.fixes import update_data_catalog
+
             raise CrossAccountCatalogError(
                 "\n".join(
-                    f"{r.reason}. Fix: set it with `aws athena update-data-catalog --name {r.name} "
-                    "--type GLUE --parameters catalog-id=<12-digit owner account id>`."
+                    MALFORMED_FIX.format(reason=r.reason, command=update_data_catalog(r.name))
                     for r in malformed
                 )
             )
         return {
-            name: resolved[name.lower()].account_id
+            name: resolved[catalog_key(name)].account_id
             for name in wanted
-            if resolved[name.lower()].account_id
+            if resolved[catalog_key(name)].account_id
         }  # type: ignore[misc]
 
     def explain(self, catalog_name: str) -> Dict[str, Any]:

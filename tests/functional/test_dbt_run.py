@@ -14,9 +14,10 @@ import yaml
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 from dbt_common.exceptions import CompilationError
 
-from tests.conftest import REPO_ROOT, dbt_cli, ensure_data_catalog
+from tests.conftest import REPO_ROOT, dbt_cli, ensure_data_catalog, tables_read
 
 PARTNER_ACCOUNT = "999999999999"
+SUPPLIER_ACCOUNT = "777777777777"
 DISPATCH = [
     {"macro_namespace": "athena", "search_order": ["test", "dbt_athena_cross_account", "dbt"]}
 ]
@@ -26,6 +27,10 @@ version: 2
 sources:
   - name: partner
     database: partner_catalog
+    schema: sales
+    tables: [{name: orders}]
+  - name: supplier
+    database: supplier_catalog
     schema: sales
     tables: [{name: orders}]
   - name: local
@@ -60,16 +65,32 @@ def model(dbt, spark):
     return dbt.source("federated", "orders")
 """
 
+READS_LAMBDA_LOCAL = """
+def model(dbt, spark):
+    dbt.config(
+        materialized="table",
+        spark_cross_account_catalog=True,
+        spark_cross_account_fallback="local",
+    )
+    return dbt.source("federated", "orders")
+"""
+
+TWO_OWNERS = """
+def model(dbt, spark):
+    dbt.config(materialized="table", spark_cross_account_catalog=True)
+    return dbt.source("partner", "orders").union(dbt.source("supplier", "orders"))
+"""
+
 READS_MALFORMED = """
 def model(dbt, spark):
     dbt.config(materialized="table", spark_cross_account_catalog=True)
     return dbt.source("s3tables_like", "orders")
 """
 
-MAP_LINE = (
-    "_CROSS_ACCOUNT_CATALOGS = "
-    '_cross_account_json.loads("{\\"partner_catalog\\": \\"999999999999\\"}")'
-)
+OPTED_IN_TABLES = {
+    '"partner_catalog"."sales"."orders"': "`999999999999/sales`.`orders`",
+    '"awsdatacatalog"."sales"."orders"': "`sales`.`orders`",
+}
 
 
 def codes_by_model(calculations) -> Dict[str, str]:
@@ -105,6 +126,7 @@ def run_and_capture_codes(emulator, args: List[str], expect_pass: bool = True):
 @pytest.fixture
 def catalogs(emulator):
     ensure_data_catalog(emulator, "partner_catalog", "GLUE", {"catalog-id": PARTNER_ACCOUNT})
+    ensure_data_catalog(emulator, "supplier_catalog", "GLUE", {"catalog-id": SUPPLIER_ACCOUNT})
     ensure_data_catalog(
         emulator,
         "lambda_catalog",
@@ -129,6 +151,7 @@ class TestCrossAccountRun:
             "opted_in.py": OPTED_IN,
             "not_opted_in.py": NOT_OPTED_IN,
             "reads_lambda.py": READS_LAMBDA,
+            "reads_lambda_local.py": READS_LAMBDA_LOCAL,
             "reads_malformed.py": READS_MALFORMED,
         }
 
@@ -145,7 +168,7 @@ class TestCrossAccountRun:
     def test_opted_in_model_reads_the_owner_account(self, project, emulator, catalogs):
         codes, _ = run_and_capture_codes(emulator, ["run", "--select", "opted_in"])
         opted = codes["opted_in"]
-        assert MAP_LINE in opted
+        assert tables_read(opted) == OPTED_IN_TABLES
         assert "def get_spark_df(identifier):" in opted
         assert 'identifier.split(".")[1:]' not in opted
         compile(opted, "opted_in.py", "exec")
@@ -164,13 +187,27 @@ class TestCrossAccountRun:
         with without_dispatch(project.project_root):
             stock, _ = run_and_capture_codes(emulator, ["run", "--select", "not_opted_in"])
         assert with_package["not_opted_in"] == stock["not_opted_in"]
-        assert "_CROSS_ACCOUNT_CATALOGS" not in stock["not_opted_in"]
+        assert "_CROSS_ACCOUNT" not in stock["not_opted_in"]
 
-    def test_lambda_catalog_warns_and_keeps_the_legacy_name(self, project, emulator, catalogs):
-        codes, logs = run_and_capture_codes(emulator, ["run", "--select", "reads_lambda"])
-        assert "model.test.reads_lambda" in logs and "'lambda_catalog'" in logs
-        assert "LAMBDA" in logs and "Falling back to the local two-part name" in logs
-        assert '_cross_account_json.loads("{}")' in codes["reads_lambda"]
+    def test_lambda_catalog_fails_at_compile_time(self, project, emulator, catalogs):
+        codes, logs = run_and_capture_codes(
+            emulator, ["run", "--select", "reads_lambda"], expect_pass=False
+        )
+        logs = " ".join(logs.split())
+        assert "model 'model.test.reads_lambda' reads source('federated', 'orders')" in logs
+        assert "'lambda_catalog' is a LAMBDA data catalog" in logs
+        assert codes == {}
+
+    def test_lambda_catalog_with_fallback_local_warns_and_reads_local(
+        self, project, emulator, catalogs
+    ):
+        codes, logs = run_and_capture_codes(emulator, ["run", "--select", "reads_lambda_local"])
+        logs = " ".join(logs.split())
+        assert "model 'model.test.reads_lambda_local' reads source('federated', 'orders')" in logs
+        assert "spark_cross_account_fallback is 'local'" in logs
+        assert tables_read(codes["reads_lambda_local"]) == {
+            '"lambda_catalog"."sales"."orders"': "`sales`.`orders`"
+        }
 
     def test_malformed_catalog_id_fails_at_compile_time(self, project, emulator, catalogs):
         codes, logs = run_and_capture_codes(
@@ -241,15 +278,17 @@ class TestCrossAccountRun:
             emulator.env(),
         )
         assert result.returncode == 0, result.stdout[-3000:]
-        assert MAP_LINE in codes_by_model(emulator.submissions[before:])["opted_in"]
+        assert tables_read(codes_by_model(emulator.submissions[before:])["opted_in"]) == (
+            OPTED_IN_TABLES
+        )
 
 
 MANY = 50
 
 
 class TestOneLookupPerRun:
-    """50 opted-in models reading one cross-account catalog: one GetDataCatalog per run,
-    with 1 thread and with 8."""
+    """50 opted-in models, each reading two owner accounts' catalogs: one GetDataCatalog per
+    catalog per run, with 1 thread and with 8."""
 
     @pytest.fixture(scope="class")
     def packages(self):
@@ -259,7 +298,7 @@ class TestOneLookupPerRun:
     def models(self):
         files = {"sources.yml": SOURCES_YML}
         for i in range(MANY):
-            files[f"m{i:02d}.py"] = OPTED_IN
+            files[f"m{i:02d}.py"] = TWO_OWNERS
         return files
 
     @pytest.fixture(scope="class")
@@ -277,5 +316,5 @@ class TestOneLookupPerRun:
             f"ListDataCatalogs={emulator.calls['ListDataCatalogs']} "
             f"StartCalculationExecution={emulator.calls['StartCalculationExecution']}"
         )
-        assert emulator.calls["GetDataCatalog"] == 1
+        assert emulator.calls["GetDataCatalog"] == 2
         assert emulator.calls["ListDataCatalogs"] == 0

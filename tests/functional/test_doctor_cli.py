@@ -1,5 +1,5 @@
 """`dbt run-operation cross_account_doctor` through the real dbt CLI, against a private moto
-server with IAM enforcement (tests/doctor_support.py), the plugin installed from its wheel
+server with IAM enforcement (tests/doctor_support), the plugin installed from its wheel
 and this repository installed as a package with `dbt deps`."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Dict
 import pytest
 import yaml
 
-from dbt_athena_cross_account.doctor import READ_ONLY_ACTIONS
+from dbt_athena_cross_account.doctor.calls import READ_ONLY_ACTIONS
 from tests.conftest import REPO_ROOT, dbt_cli
 from tests.doctor_support import EXECUTION_ROLE, REGION, DoctorAws
 
@@ -27,7 +27,7 @@ sources:
   - name: partner
     database: partner_catalog
     schema: sales
-    tables: [{name: orders}, {name: locked_orders}]
+    tables: [{name: orders}, {name: locked_orders}, {name: payer_orders}]
   - name: partner_hr
     database: partner_catalog
     schema: hr
@@ -78,6 +78,14 @@ MODELS = {
                 engine_config={"SparkProperties": {"spark.hadoop.aws.glue.catalog.separator": ":"}},
             )
             return dbt.source("partner", "orders")
+    """,
+    # its bucket is requester pays: the doctor must read it as Spark will, with RequestPayer
+    "payer_reader.py": """
+        def model(dbt, spark):
+            dbt.config(
+                materialized="table", spark_cross_account_catalog=True, spark_requester_pays=True
+            )
+            return dbt.source("partner", "payer_orders")
     """,
     # not opted in: no AWS call on its behalf
     "plain.py": """
@@ -194,6 +202,8 @@ def test_doctor_reports_a_fail_in_registration_metadata_and_data(project, aws):
     assert "read AND write" in row(output, "FAIL", "session", f"model.{PROJECT}.redirecting")
     row(output, "WARN", "session", f"model.{PROJECT}.no_separator")
     row(output, "PASS", "session", f"model.{PROJECT}.good_reader")
+    payer = row(output, "PASS", "data", "partner_catalog.sales.payer_orders")
+    assert "with RequestPayer=requester" in payer
     assert f"model.{PROJECT}.plain" not in output
     row(output, "PASS", "setup", "dispatch")
     assert f"checked as arn:aws:iam::123456789012:user/dbt in {REGION}" in output
@@ -240,11 +250,26 @@ def test_doctor_without_dispatch_entry_fails_with_the_yaml(aws, tmp_path):
     assert f"search_order: ['{PROJECT}', 'dbt_athena_cross_account', 'dbt']" in output
 
 
-def test_doctor_without_plugin_fails_with_the_pip_line(project, aws, python_without_plugin):
+def test_doctor_without_plugin_fails_with_the_pip_lines(project, aws, python_without_plugin):
     result, output = doctor(project, aws, python=python_without_plugin)
     assert result.returncode != 0, output
-    assert "adapter.run_cross_account_doctor is missing" in row(output, "FAIL", "setup", "plugin")
-    assert "pip install --upgrade dbt-athena-cross-account" in output
-    assert "the dispatch check runs once the plugin is installed" in output
-    assert re.search(r"^0 PASS, 0 WARN, 1 FAIL$", output, re.M), output
+    assert "adapter.run_cross_account_doctor is missing" in output
+    assert f"model.{PROJECT}.reader" in output and "read cross-account catalogs" in output
+    # the pip lines: from the index, from git, from a clone (the package is not published)
+    assert "Fix: pip install dbt-athena-cross-account   (in the virtualenv" in output
+    assert 'pip install "git+<this repository\'s git URL>"' in output
+    assert "pip install /path/to/a/clone/of/this/repository" in output
+    assert aws.actions() == []
+
+
+def test_doctor_without_plugin_and_without_readers_only_says_so(
+    aws, tmp_path, python_without_plugin
+):
+    project = write_project(tmp_path)
+    for name in MODELS:
+        (project / "models" / name).unlink()
+    assert dbt_cli(["deps"], project, project, env(aws)).returncode == 0
+    result, output = doctor(project, aws, python=python_without_plugin)
+    assert result.returncode == 0, output
+    assert "so no check can run. Fix: pip install dbt-athena-cross-account" in output
     assert aws.actions() == []

@@ -35,9 +35,12 @@ def sources_yml() -> str:
 
 
 @pytest.fixture(scope="session")
-def spark_executor() -> SparkExecutor:
-    """One executor (and so one local SparkSession, started lazily) for the whole run."""
-    return SparkExecutor()
+def spark_executor() -> Iterator[SparkExecutor]:
+    """One executor (and so one local SparkSession, started lazily) for the whole run;
+    closing it at the end stops Spark."""
+    executor = SparkExecutor()
+    yield executor
+    executor.close()
 
 
 @pytest.fixture(scope="class")
@@ -76,24 +79,6 @@ def calculations_for(emulator: Emulator, schema: str, table: str, since: int = 0
     return [c for c in emulator.submissions[since:] if marker in c.code]
 
 
-def catalog_map_in(code: str) -> Optional[Dict[str, str]]:
-    """The ``_CROSS_ACCOUNT_CATALOGS`` map injected into submitted code (None: not injected).
-
-    Evaluates the code's top-level imports and that one assignment, whatever literal
-    form the package uses for it.
-    """
-    lines = [
-        line
-        for line in code.splitlines()
-        if line.startswith(("import ", "from ")) or line.startswith("_CROSS_ACCOUNT_CATALOGS =")
-    ]
-    if not any(line.startswith("_CROSS_ACCOUNT_CATALOGS =") for line in lines):
-        return None
-    namespace: Dict[str, object] = {}
-    exec("\n".join(lines), namespace)
-    return dict(namespace["_CROSS_ACCOUNT_CATALOGS"])  # type: ignore[call-overload]
-
-
 def model_results(results) -> list:
     """run_dbt's results without the on-run-start hook."""
     return [r for r in results if r.node.resource_type == "model"]
@@ -105,7 +90,7 @@ def copy_project(target: Path) -> Path:
         INTEGRATION_PROJECT,
         target,
         ignore=shutil.ignore_patterns(
-            "target", "dbt_packages", "logs", "athena_spark_emulator", "__pycache__"
+            "target", "dbt_packages", "logs", "__pycache__"
         ),
     )
     (target / "packages.yml").write_text(f"packages:\n  - local: {REPO_ROOT}\n", encoding="utf-8")

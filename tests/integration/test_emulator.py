@@ -154,9 +154,63 @@ def test_write_into_missing_database_fails(emu):
     assert state == "FAILED" and "The schema `no_such_db` cannot be found" in reason
 
 
-def test_one_spark_session_per_process(emu):
-    assert executor_module.SPARK_SESSIONS_STARTED == 1
+def test_one_spark_session_per_process(emu, spark_executor):
+    """Every calculation, in any Athena session, and read_rows use one SparkSession.
+
+    Order-independent: it runs its own calculations first, so it holds when run alone."""
+    app_id = "print(spark.sparkContext.applicationId)"
+    states = [calculate(emu, app_id), calculate(emu, app_id)]
+    assert states == [("COMPLETED", ""), ("COMPLETED", "")]
+    printed = {c.stdout.strip() for c in emu.submissions[-2:]}
+    assert len(printed) == 1 and printed != {""}, printed
+    assert spark_executor.sessions_started == 1
+    assert executor_module.SPARK.session.sparkContext.applicationId in printed
     assert executor_module.read_rows(TableRef(PARTNER, "sales", "orders")) == [{"order_id": 101}]
+    assert spark_executor.sessions_started == 1
+
+
+def test_names_spark_rejects_are_rejected(emu):
+    """Athena's session catalog takes db.table, table or spark_catalog.db.table; other
+    names of three or more parts fail with Spark's own error, not a read of the last two."""
+    ok = 'assert [r.order_id for r in spark.table("spark_catalog.sales.orders").collect()] == [1]'
+    assert calculate(emu, ok) == ("COMPLETED", "")
+    for name in ("awsdatacatalog.sales.orders", "`999999999999/sales`.`orders`.`x`", "a.b.c.d"):
+        state, reason = calculate(emu, f'spark.table("{name}")', SEPARATOR)
+        assert state == "FAILED", name
+        assert "AnalysisException: [REQUIRES_SINGLE_PART_NAMESPACE] spark_catalog requires a " in (
+            reason
+        ), reason
+    state, reason = calculate(
+        emu, "spark.createDataFrame([(1,)], 'id int').write.saveAsTable('x.emu_out.t')"
+    )
+    assert state == "FAILED" and "REQUIRES_SINGLE_PART_NAMESPACE" in reason
+
+
+def test_what_spark_writes_is_in_s3_with_success_marker(emu):
+    """After saveAsTable, S3 holds the written files under the table's Location, as on
+    Athena: the data files and Hadoop's zero-byte _SUCCESS, no local .crc checksums; an
+    overwrite leaves no stale objects."""
+    code = (
+        "spark.createDataFrame([(1,), (2,)], 'id int').write.format('parquet').mode('overwrite')"
+        ".option('path', 's3://dbt-data/emu_out/synced').saveAsTable(name='emu_out.synced')\n"
+    )
+    assert calculate(emu, code) == ("COMPLETED", "")
+    s3 = emu.client("s3")
+    listed = s3.list_objects_v2(Bucket="dbt-data", Prefix="emu_out/synced/")["Contents"]
+    sizes = {o["Key"].rsplit("/", 1)[1]: o["Size"] for o in listed}
+    assert sizes.pop("_SUCCESS") == 0
+    assert sizes and all(k.startswith("part-") and k.endswith(".parquet") for k in sizes), sizes
+    assert all(v > 0 for v in sizes.values())
+    local = emu.catalog.warehouse / "s3" / "dbt-data" / "emu_out" / "synced"
+    first = next(iter(sizes))
+    assert s3.get_object(Bucket="dbt-data", Key=f"emu_out/synced/{first}")["Body"].read() == (
+        (local / first).read_bytes()
+    )
+    assert calculate(emu, code.replace("(1,), (2,)", "(3,)")) == ("COMPLETED", "")
+    after = s3.list_objects_v2(Bucket="dbt-data", Prefix="emu_out/synced/")["Contents"]
+    assert {o["Key"].rsplit("/", 1)[1] for o in after} == {
+        p.name for p in local.iterdir() if not p.name.endswith(".crc")
+    }
 
 
 def test_glue_api_catalog_id_reads_the_owner_and_checks_grants(emu):
@@ -179,3 +233,32 @@ def test_glue_api_catalog_id_reads_the_owner_and_checks_grants(emu):
     assert f"glue:GetTable on resource: arn:aws:glue:eu-west-1:{RESTRICTED}:catalog" in str(
         denied.value
     )
+
+
+def test_calculation_stdout_holds_only_what_the_calculation_printed(
+    emu, spark_executor, monkeypatch
+):
+    """Other threads' output while a calculation runs stays theirs (the demo relays dbt's
+    output meanwhile); before, the whole process's stdout went into the calculation's."""
+    import io
+
+    athena = emu.client("athena")
+    session = athena.start_session(
+        WorkGroup=SPARK_WORK_GROUP, EngineConfiguration={"MaxConcurrentDpus": 2}
+    )["SessionId"]
+    code = "import time\nprint('from the calculation')\ntime.sleep(2)\nprint('done')\n"
+    mine = io.StringIO()  # this process's stdout while the calculation runs
+    monkeypatch.setattr("sys.stdout", mine)
+    started = spark_executor.executed
+    calc_id = athena.start_calculation_execution(SessionId=session, CodeBlock=code)[
+        "CalculationExecutionId"
+    ]
+    [calc] = [c for c in emu.submissions if c.calculation_id == calc_id]
+    deadline = time.time() + 120
+    while spark_executor.executed == started and time.time() < deadline:
+        time.sleep(0.02)  # until the executor runs the code (Spark has started)
+    time.sleep(0.5)
+    print("from the test thread")
+    assert calc.done.wait(120)
+    assert calc.stdout == "from the calculation\ndone\n"
+    assert mine.getvalue() == "from the test thread\n"

@@ -16,13 +16,12 @@ import re
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.conftest import REPO_ROOT, dbt_cli
+from tests.conftest import REPO_ROOT, dbt_cli, tables_read
 from tests.integration.conftest import (
     DISPATCH,
     PARTNER,
     RESTRICTED,
     calculations_for,
-    catalog_map_in,
     model_files,
     model_results,
     sources_yml,
@@ -71,7 +70,9 @@ class TestSparkFailures:
         [calc] = calculations_for(spark_emulator, project.test_schema, "restricted_orders", since)
         assert calc.state == "FAILED" and "AccessDeniedException" in calc.reason
         # the generated code did ask for the owner's database; the grant is what is missing
-        assert catalog_map_in(calc.code) == {"restricted_catalog": RESTRICTED}
+        assert tables_read(calc.code) == {
+            '"restricted_catalog"."sales"."orders"': f"`{RESTRICTED}/sales`.`orders`"
+        }
 
     def test_separator_removed_through_engine_config(self, project, deps, spark_emulator):
         since = len(spark_emulator.submissions)
@@ -109,8 +110,7 @@ def test_missing_dispatch_entry_fails_at_compile_time(cli_project, emulator):
     assert "create_table_as dispatches to package 'dbt_athena'" in output, output[-3000:]
     assert (
         "search_order: ['dbt_athena_cross_account_integration_tests', "
-        "'dbt_athena_cross_account', 'dbt']"
-        in output
+        "'dbt_athena_cross_account', 'dbt']" in output
     )
     assert emulator.calls["StartSession"] == 0  # failed before any Spark session
 

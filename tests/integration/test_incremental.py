@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 from dbt.tests.util import run_dbt
 
-from athena_spark_emulator import sql
 from tests.conftest import REPO_ROOT
 from tests.integration.conftest import (
     DISPATCH,
@@ -55,7 +54,8 @@ class TestIncrementalCrossAccount:
         spark_emulator.catalog.append_rows(PARTNER, "sales", "orders", [[104, 2, 9.5]])
 
         second = len(spark_emulator.submissions)
-        applied, seen = len(sql.APPLIED), len(sql.SEEN)
+        sql = spark_emulator.backend.sql  # the Athena SQL this emulator applied to Glue
+        applied, seen = len(sql.applied), len(sql.seen)
         [result] = model_results(run_dbt(["run"]))
         assert result.status == "success"
         # incremental path: Spark wrote the __dbt_tmp table, Athena SQL appended it
@@ -64,7 +64,7 @@ class TestIncrementalCrossAccount:
         )
         assert tmp.state == "COMPLETED"
         assert tmp.spark_properties.get("spark.hadoop.aws.glue.catalog.separator") == "/"
-        assert any("insert into" in q.lower() for q in sql.APPLIED[applied:]), sql.SEEN[seen:]
+        assert any("insert into" in q.lower() for q in sql.applied[applied:]), sql.seen[seen:]
         assert rows(schema, "partner_orders_incremental", order_by="order_id") == [
             {"order_id": 101, "customer_id": 1, "amount": 250.0},
             {"order_id": 102, "customer_id": 2, "amount": 75.5},

@@ -10,11 +10,11 @@ import pytest
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from athena_spark_emulator import LOCAL_ACCOUNT
+from tests.conftest import tables_read
 from tests.integration.conftest import (
     DISPATCH,
     PARTNER,
     calculations_for,
-    catalog_map_in,
     model_files,
     rows,
     sources_yml,
@@ -108,7 +108,10 @@ class TestScenarios:
         )
         assert calc.state == "COMPLETED"
         assert calc.spark_properties.get("spark.hadoop.aws.glue.catalog.separator") == "/"
-        assert catalog_map_in(calc.code) == {"partner_catalog": PARTNER}
+        assert tables_read(calc.code) == {
+            '"partner_catalog"."sales"."orders"': f"`{PARTNER}/sales`.`orders`",
+            f'"awsdatacatalog"."{run["schema"]}"."local_customers"': f"`{run['schema']}`.`local_customers`",
+        }
 
     def test_2_python_model_refs_python_model(self, run):
         assert rows(run["schema"], "local_customers", order_by="customer_id") == [
@@ -128,15 +131,15 @@ class TestScenarios:
         ]
         [calc] = calculations_for(spark_emulator, run["schema"], "local_orders_stock", run["since"])
         assert stock_spark_block() in calc.code
-        assert catalog_map_in(calc.code) is None
+        assert tables_read(calc.code) is None
         assert "_cross_account" not in calc.code.lower()
         assert "spark.hadoop.aws.glue.catalog.separator" not in calc.spark_properties
 
-    def test_4_lambda_catalog_warns_and_falls_back(self, run, spark_emulator):
+    def test_4_lambda_catalog_with_fallback_local_warns_and_reads_local(self, run, spark_emulator):
         output = " ".join(run["output"].split())
-        assert "reads catalog 'lambda_catalog'" in output
-        assert "LAMBDA data catalog" in output
-        assert "Falling back to the local two-part name" in output
+        assert "reads source('federated', 'orders') from catalog 'lambda_catalog'" in output
+        assert "'lambda_catalog' is a LAMBDA data catalog" in output
+        assert "spark_cross_account_fallback is 'local', so the local account's table" in output
         # the legacy two-part name reads the LOCAL sales.orders
         assert rows(run["schema"], "federated_orders_fallback", order_by="order_id") == [
             {"order_id": 1, "customer_id": 1, "amount": 5.0},
@@ -145,7 +148,7 @@ class TestScenarios:
         [calc] = calculations_for(
             spark_emulator, run["schema"], "federated_orders_fallback", run["since"]
         )
-        assert catalog_map_in(calc.code) == {}
+        assert tables_read(calc.code) == {'"lambda_catalog"."sales"."orders"': "`sales`.`orders`"}
 
     def test_5_hyphens_and_upper_case(self, run, spark_emulator):
         assert rows(run["schema"], "partner_order_lines", order_by="order_id") == [
@@ -155,7 +158,9 @@ class TestScenarios:
         [calc] = calculations_for(
             spark_emulator, run["schema"], "partner_order_lines", run["since"]
         )
-        assert catalog_map_in(calc.code) == {"Partner_Catalog": PARTNER}
+        assert tables_read(calc.code) == {
+            '"Partner_Catalog"."Partner-Sales"."Order-Lines"': f"`{PARTNER}/Partner-Sales`.`Order-Lines`"
+        }
 
     def test_local_account_tables_untouched(self, run):
         # the owner's table is still the owner's: nothing was written to account 999999999999

@@ -20,6 +20,8 @@ import pytest
 from tests.conftest import REPO_ROOT
 
 PLUGIN_DIR = REPO_ROOT / "plugin" / "dbt_athena_cross_account"
+EMULATOR_DIR = REPO_ROOT / "plugin" / "athena_spark_emulator"
+EMULATOR = "athena_spark_emulator"
 DIST_NAME = "dbt-athena-cross-account"
 MODULE = "dbt_athena_cross_account"
 METHOD = "get_spark_cross_account_catalog_map"

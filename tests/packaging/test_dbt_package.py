@@ -28,7 +28,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
 PACKAGE = "dbt_athena_cross_account"
 MACROS = {
     f"macro.{PACKAGE}.athena__create_table_as",
-    f"macro.{PACKAGE}.cross_account_swap_spark_block",
+    f"macro.{PACKAGE}._cross_account_swap_spark_block",
 }
 
 
@@ -124,6 +124,42 @@ def test_dbt_deps_from_local_path(emulator, tmp_path: Path) -> None:
     deps_and_parse(project, emulator, [p.name for p in (REPO_ROOT / "macros").glob("*.sql")])
 
 
+def _validates_macro_args() -> bool:
+    from dbt.contracts.project import ProjectFlags
+
+    return "validate_macro_args" in ProjectFlags.__dataclass_fields__
+
+
+@pytest.mark.skipif(
+    not _validates_macro_args(), reason="this dbt-core version does not validate macro docs"
+)
+def test_macro_docs_pass_dbt_argument_validation(emulator, tmp_path: Path) -> None:
+    """dbt-core 1.12 validates macro argument docs on every parse (1.10/1.11 behind the
+    validate_macro_args flag): types must be dbt's (bool, dict[string, any], ...), names
+    and counts must match the macros. A wrong one is a warning on every dbt command."""
+    project = make_project(
+        tmp_path / "consumer",
+        [{"local": str(REPO_ROOT)}],
+        {"flags": {"validate_macro_args": True}},
+    )
+    assert dbt(["deps"], project).returncode == 0
+    proc = dbt(["parse", "--no-partial-parse"], project)
+    out = " ".join((proc.stdout + proc.stderr).split())
+    assert proc.returncode == 0, out[-3000:]
+    for problem in ("has an invalid type", "does not match the jinja definition"):
+        assert problem not in out, out[-3000:]
+    documented = [
+        m["name"]
+        for path in (REPO_ROOT / "macros").glob("*.yml")
+        for m in yaml.safe_load(path.read_text())["macros"]
+    ]
+    defined = [
+        re.search(r"\{% macro (\w+)\(", path.read_text()).group(1)  # type: ignore[union-attr]
+        for path in (REPO_ROOT / "macros").glob("*.sql")
+    ]
+    assert sorted(documented) == sorted(defined)
+
+
 def git(*args: str, cwd: Path = REPO_ROOT) -> str:
     proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -179,7 +215,7 @@ SIMULATED_RELEASE = """
   {%- elif mode == 'duplicated' -%}
     {%- set stock = stock.replace(block, block ~ '\n' ~ block) -%}
   {%- endif -%}
-  {{- return(dbt_athena_cross_account.cross_account_swap_spark_block(stock)) -}}
+  {{- return(dbt_athena_cross_account._cross_account_swap_spark_block(stock)) -}}
 {%- endmacro %}
 """
 
@@ -220,7 +256,7 @@ def run_guarded(project: Path, emulator, mode: str) -> Tuple[subprocess.Complete
 def test_guard_passes_on_the_real_stock_block(guarded_project: Path, emulator) -> None:
     proc, submitted = run_guarded(guarded_project, emulator, "unchanged")
     assert proc.returncode == 0, proc.stdout[-4000:]
-    codes = [c.code for c in submitted if "_CROSS_ACCOUNT_CATALOGS" in c.code]
+    codes = [c.code for c in submitted if "_CROSS_ACCOUNT_TABLES" in c.code]
     assert len(codes) == 1, [c.code[:200] for c in submitted]  # swapped: the package's block
 
 

@@ -21,6 +21,8 @@ from packaging.version import Version
 from tests.conftest import REPO_ROOT
 from tests.packaging.conftest import (
     DIST_NAME,
+    EMULATOR,
+    EMULATOR_DIR,
     MODULE,
     PLUGIN_DIR,
     Built,
@@ -53,18 +55,20 @@ def runtime_requirements(built: Built) -> Dict[str, Requirement]:
 
 
 # ---- contents ----------------------------------------------------------------------------
-def test_wheel_holds_only_the_plugin_package_py_typed_and_dist_info(built: Built) -> None:
+def test_wheel_holds_only_the_plugin_the_emulator_and_dist_info(built: Built) -> None:
     names = built.wheel_names()
     info = dist_info(built)
     package = sorted(n for n in names if not n.startswith(info))
     expected = sorted(
-        f"{MODULE}/{p.relative_to(PLUGIN_DIR).as_posix()}"
-        for p in PLUGIN_DIR.rglob("*")
+        f"{root.name}/{p.relative_to(root).as_posix()}"
+        for root in (PLUGIN_DIR, EMULATOR_DIR)
+        for p in root.rglob("*")
         if p.is_file()
-        and (p.suffix == ".py" or p.name == "py.typed")
+        and (p.suffix in (".py", ".json", ".properties") or p.name == "py.typed")
         and "__pycache__" not in p.parts
     )
     assert package == expected
+    assert f"{EMULATOR}/seed_schema.json" in package
     assert f"{MODULE}/py.typed" in package
     assert f"{MODULE}/__init__.py" in package
     extra = sorted(
@@ -72,7 +76,13 @@ def test_wheel_holds_only_the_plugin_package_py_typed_and_dist_info(built: Built
         for n in names
         if n.startswith(info) and n[len(info) :] not in ("METADATA", "WHEEL", "RECORD")
     )
-    assert all(n[len(info) :].startswith("licenses/") for n in extra), extra
+    assert all(
+        n[len(info) :].startswith("licenses/") or n[len(info) :] == "entry_points.txt"
+        for n in extra
+    ), extra
+    entry_points = built.wheel_text(info + "entry_points.txt")
+    assert "athena-spark-emulator = athena_spark_emulator.cli:main" in entry_points
+    assert "athena_spark_emulator = athena_spark_emulator.pytest_plugin" in entry_points
 
 
 def test_sdist_is_a_complete_source_of_plugin_and_dbt_package(built: Built) -> None:
@@ -170,6 +180,35 @@ def test_every_third_party_import_of_the_plugin_is_a_declared_dependency(built: 
     declared = set(runtime_requirements(built))
     undeclared = {m: d for m, d in used.items() if d not in declared}
     assert not undeclared, f"imported but not in Requires-Dist: {undeclared}"
+
+
+def extra_requirements(built: Built, extra: str) -> Dict[str, Requirement]:
+    reqs = [Requirement(r) for r in wheel_metadata(built).get_all("Requires-Dist") or []]
+    return {
+        canonicalize_name(r.name): r
+        for r in reqs
+        if r.marker is not None and r.marker.evaluate({"extra": extra})
+    }
+
+
+def test_every_third_party_import_of_the_emulator_is_in_its_extra(built: Built) -> None:
+    modules = set()
+    for path in EMULATOR_DIR.rglob("*.py"):
+        modules |= _imported_modules(path)
+    modules = {
+        m
+        for m in modules
+        if m.split(".")[0] not in sys.stdlib_module_names
+        and m.split(".")[0] not in (EMULATOR, MODULE, "pytest")  # pytest loads the plugin
+    }
+    assert {"pyspark.sql", "yaml", "jsonschema"} <= modules  # the scan sees imports
+    assert any(m.startswith("moto.") for m in modules)
+    used = {m: _distribution_of(m) for m in sorted(modules)}
+    declared = set(runtime_requirements(built)) | set(extra_requirements(built, "emulator"))
+    undeclared = {m: d for m, d in used.items() if d not in declared}
+    assert not undeclared, f"imported but in neither Requires-Dist nor [emulator]: {undeclared}"
+    for name in ("moto", "pyspark", "pandas", "pyarrow"):
+        assert name in extra_requirements(built, "emulator"), name
 
 
 # ---- smoke test in an empty venv ---------------------------------------------------------------

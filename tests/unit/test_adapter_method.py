@@ -13,7 +13,7 @@ import yaml
 from dbt_common.exceptions import CompilationError
 
 import dbt_athena_cross_account  # noqa: F401  (registers the methods, as dbt's plugin discovery does)
-from tests.conftest import athena_target, ensure_data_catalog
+from tests.conftest import athena_target, ensure_data_catalog, run_in_threads
 
 
 @pytest.fixture
@@ -156,11 +156,7 @@ def test_eight_threads_fifty_models_one_call(make_adapter, emulator):
                 errors.append(exc)
 
     try:
-        threads = [threading.Thread(target=model, args=(i,)) for i in range(50)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_in_threads(model, 50)
     finally:
         emulator.latency.clear()
     assert not errors
@@ -213,3 +209,67 @@ def test_methods_are_available_to_jinja_and_stubbed_at_parse_time():
     ):
         assert name in AthenaAdapter._available_
         assert AthenaAdapter._parse_replacements_[name]() == {}
+
+
+# ---- the real client path: the dbt connection, from pool threads --------------------------
+def test_two_catalogs_on_a_fresh_adapter_resolve_from_pool_threads(make_adapter, emulator):
+    """The first lookup of a run names two catalogs, so they are resolved in a thread pool
+    whose threads hold no dbt connection. The client must come from the caller's connection."""
+    _registered(
+        emulator,
+        ("partner_catalog", "GLUE", {"catalog-id": "999999999999"}),
+        ("supplier_catalog", "GLUE", {"catalog-id": "777777777777"}),
+    )
+    adapter = make_adapter(threads=8)
+    with adapter.connection_named("model.unit.two_partners"):
+        assert adapter.get_spark_cross_account_catalog_map(
+            ["partner_catalog", "supplier_catalog"]
+        ) == {"partner_catalog": "999999999999", "supplier_catalog": "777777777777"}
+    assert emulator.calls["GetDataCatalog"] == 2
+
+
+def test_a_failed_lookup_is_not_cached_for_later_models(make_adapter, emulator):
+    """One model's AccessDenied must not become every later model's error in the same run."""
+    _registered(emulator, ("partner_catalog", "GLUE", {"catalog-id": "999999999999"}))
+    emulator.inject_error("GetDataCatalog", "AccessDeniedException", "denied once")
+    adapter = make_adapter()
+    with adapter.connection_named("model.unit.first"), pytest.raises(CompilationError):
+        adapter.get_spark_cross_account_catalog_map(["partner_catalog"])
+    with adapter.connection_named("model.unit.second"):
+        assert adapter.get_spark_cross_account_catalog_map(["partner_catalog"]) == {
+            "partner_catalog": "999999999999"
+        }
+    assert emulator.calls["GetDataCatalog"] == 2
+
+
+@pytest.mark.parametrize("names", [["partner_catalog"], ["partner_catalog", "supplier_catalog"]])
+def test_expired_credentials_renew_the_client_once(make_adapter, emulator, names):
+    """A run that outlives its assume_role credentials gets ExpiredToken: the resolver
+    builds a new client from the calling thread's dbt connection and retries once."""
+    _registered(
+        emulator,
+        ("partner_catalog", "GLUE", {"catalog-id": "999999999999"}),
+        ("supplier_catalog", "GLUE", {"catalog-id": "777777777777"}),
+    )
+    adapter = make_adapter()
+    with adapter.connection_named("model.unit.early"):
+        adapter.get_spark_cross_account_catalog_map(["awsdatacatalog"])  # no call
+    emulator.inject_error("GetDataCatalog", "ExpiredTokenException", "The security token expired")
+    with adapter.connection_named("model.unit.late"):
+        result = adapter.get_spark_cross_account_catalog_map(names)
+    assert set(result) == set(names)
+    assert emulator.calls["GetDataCatalog"] == len(names) + 1
+
+
+def test_credentials_that_stay_expired_give_an_error_with_the_fix(make_adapter, emulator):
+    _registered(emulator, ("partner_catalog", "GLUE", {"catalog-id": "999999999999"}))
+    emulator.inject_error(
+        "GetDataCatalog", "ExpiredTokenException", "The security token expired", times=2
+    )
+    adapter = make_adapter()
+    with adapter.connection_named("model.unit.m"), pytest.raises(CompilationError) as info:
+        adapter.get_spark_cross_account_catalog_map(["partner_catalog"])
+    message = str(info.value)
+    assert "partner_catalog" in message and "ExpiredTokenException" in message
+    assert "credentials" in message and "assume_role" in message
+    assert emulator.calls["GetDataCatalog"] == 2

@@ -1,12 +1,13 @@
-"""The Python that opted-in models run, rendered from the package's macro with dbt's own Jinja
-and checked against Spark's real SQL parser (PySpark 3.5, the session's parser)."""
+"""The Python that opted-in models run: the read plan the plugin builds (plan.py, names.py),
+rendered into code by the package's macro with dbt's own Jinja, executed, and checked
+against Spark's real SQL parser (PySpark 3.5, the session's parser)."""
 
 from __future__ import annotations
 
 import ast
 import functools
 import json
-from typing import Dict, List
+from typing import Dict, Iterable, List, Mapping
 
 import pytest
 from dbt.adapters.athena.relation import AthenaRelation
@@ -14,18 +15,29 @@ from dbt_common.clients.jinja import get_template
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dbt_athena_cross_account.names import separator_table_name
+from dbt_athena_cross_account.plan import FALLBACK_LOCAL, Read, build_read_plan
+from dbt_athena_cross_account.resolver import (
+    CrossAccountCatalogError,
+    Resolution,
+    catalog_key,
+    classify,
+    default_catalog_id,
+)
 from tests.conftest import REPO_ROOT
 
-MACRO = (REPO_ROOT / "macros" / "cross_account_get_spark_df.sql").read_text()
+MACRO = (REPO_ROOT / "macros" / "_cross_account_get_spark_df.sql").read_text()
 ACCOUNT = "999999999999"
 
 # Names with dots, quotes, backticks, hyphens, spaces, slashes and non-ASCII letters.
-NAME = st.text(
+ANY_NAME = st.text(
     alphabet=st.sampled_from(list("abcXYZ019_.-` '\"/\\é漢🙂"))
     | st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")),
     min_size=1,
     max_size=12,
 )
+# What a relation can carry: no '"' (rejected at compile time), not blank.
+NAME = ANY_NAME.filter(lambda s: '"' not in s and s.strip())
 
 
 @functools.lru_cache(maxsize=1)
@@ -33,17 +45,25 @@ def _macro_module():
     return get_template(MACRO, {}).make_module({})
 
 
-def render(catalog_map: Dict[str, str]) -> str:
-    return str(_macro_module().dbt_macro__cross_account_get_spark_df(catalog_map))
+def render(tables: Mapping[str, object]) -> str:
+    return str(_macro_module().dbt_macro___cross_account_get_spark_df(tables))
+
+
+class FakeFrame:
+    def __init__(self, name: str, rows: int = 3) -> None:
+        self.name, self.rows = name, rows
+
+    def limit(self, n: int) -> FakeFrame:
+        return FakeFrame(self.name, min(self.rows, n))
 
 
 class FakeSpark:
     def __init__(self) -> None:
         self.names: List[str] = []
 
-    def table(self, name: str) -> str:
+    def table(self, name: str) -> FakeFrame:
         self.names.append(name)
-        return name
+        return FakeFrame(name)
 
 
 def load(code: str) -> Dict[str, object]:
@@ -60,9 +80,31 @@ def load(code: str) -> Dict[str, object]:
     return namespace
 
 
-def dbt_quoted(*parts: str) -> str:
-    """A relation string with each part double-quoted, "" for a quote inside a part."""
-    return ".".join('"' + p.replace('"', '""') + '"' for p in parts)
+def resolver_for(accounts: Mapping[str, str]):
+    """A resolve() over fixed answers: the names in ``accounts`` are GLUE catalogs."""
+
+    def resolve(names: Iterable[str]) -> Dict[str, Resolution]:
+        out = {}
+        for name in names:
+            account = accounts.get(catalog_key(name))
+            answer = {"Type": "GLUE", "Parameters": {"catalog-id": account}} if account else None
+            out[catalog_key(name)] = classify(name, answer, default_catalog_id)
+        return out
+
+    return resolve
+
+
+def read_of(catalog: str, schema: str, table: str, **kwargs: object) -> Read:
+    """A source as dbt-athena renders it: the relation string is the key."""
+    relation = AthenaRelation.create(database=catalog, schema=schema, identifier=table)
+    return Read(
+        label="source('s', 't')",
+        keys=(str(relation.render()),),
+        catalog=catalog,
+        schema=schema,
+        table=table,
+        **kwargs,  # type: ignore[arg-type]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -85,15 +127,17 @@ def parse():
 
 
 @pytest.mark.spark
-def test_the_seed_form_does_not_parse_but_ours_does(parse):
+def test_the_feature_request_form_does_not_parse_but_ours_does(parse):
     from pyspark.errors.exceptions.captured import ParseException
 
     with pytest.raises(ParseException):
         parse(f"{ACCOUNT}/sales.orders")
-    ns = load(render({"partner_catalog": ACCOUNT}))
-    name = ns["get_spark_df"](dbt_quoted("partner_catalog", "sales", "orders"))
-    assert name == f"`{ACCOUNT}/sales`.`orders`"
-    assert parse(name) == [f"{ACCOUNT}/sales", "orders"]
+    read = read_of("partner_catalog", "sales", "orders")
+    plan = build_read_plan("m", [read], resolver_for({"partner_catalog": ACCOUNT}))
+    ns = load(render(plan.tables))
+    frame = ns["get_spark_df"](read.keys[0])
+    assert frame.name == f"`{ACCOUNT}/sales`.`orders`"
+    assert parse(frame.name) == [f"{ACCOUNT}/sales", "orders"]
 
 
 @pytest.mark.spark
@@ -104,54 +148,106 @@ def test_the_seed_form_does_not_parse_but_ours_does(parse):
 def test_any_names_parse_to_exactly_the_intended_parts(
     parse, catalog, schema, table, mapped, upper
 ):
-    catalog_map = {catalog: ACCOUNT} if mapped and catalog.lower() != "awsdatacatalog" else {}
-    code = render(catalog_map)
-    compile(code, "<generated>", "exec")
-    ns = load(code)
+    """Whatever the names, the table Spark parses is the one the plan resolved: the owner's
+    through the separator, or (fallback local / awsdatacatalog) the local one."""
+    local = catalog_key(catalog) == "awsdatacatalog"
+    accounts = {catalog_key(catalog): ACCOUNT} if mapped and not local else {}
     referenced = catalog.upper() if upper else catalog  # matched case-insensitively
-    name = ns["get_spark_df"](dbt_quoted(referenced, schema, table))
-    if catalog_map and referenced.lower() == catalog.lower():
-        assert parse(name) == [f"{ACCOUNT}/{schema}", table]
+    read = read_of(referenced, schema, table)
+    plan = build_read_plan("m", [read], resolver_for(accounts), fallback=FALLBACK_LOCAL)
+    code = render(plan.tables)
+    compile(code, "<generated>", "exec")
+    name = load(code)["get_spark_df"](read.keys[0]).name
+    if accounts and catalog_key(referenced) == catalog_key(catalog):
+        assert parse(name) == [f"{ACCOUNT}/{schema.strip()}", table.strip()]
     else:
-        assert parse(name) == [schema, table]
+        assert parse(name) == [schema.strip(), table.strip()]
 
 
 @pytest.mark.spark
 @settings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(schema=NAME, table=NAME)
-def test_two_part_identifiers_pass_through_quoted(parse, schema, table):
-    ns = load(render({}))
-    assert parse(ns["get_spark_df"](dbt_quoted(schema, table))) == [schema, table]
+@given(account=st.from_regex(r"\A[0-9]{12}\Z"), schema=NAME, table=NAME)
+def test_separator_names_parse_for_any_account(parse, account, schema, table):
+    assert parse(separator_table_name(account, schema, table)) == [
+        f"{account}/{schema.strip()}",
+        table.strip(),
+    ]
 
 
-@given(catalog_map=st.dictionaries(NAME, st.from_regex(r"\A[0-9]{12}\Z"), max_size=5))
+@given(
+    tables=st.dictionaries(
+        ANY_NAME,
+        st.fixed_dictionaries(
+            {
+                "table": ANY_NAME,
+                "account": st.none() | st.from_regex(r"\A[0-9]{12}\Z"),
+                "empty": st.booleans(),
+            }
+        ),
+        max_size=5,
+    )
+)
 @settings(max_examples=200, deadline=None)
-def test_generated_module_compiles_and_carries_the_map_as_data(catalog_map):
-    code = render(catalog_map)
+def test_generated_module_compiles_and_carries_the_plan_as_data(tables):
+    code = render(tables)
     compile(code, "<generated>", "exec")
-    assert load(code)["_CROSS_ACCOUNT_CATALOGS"] == catalog_map
+    assert load(code)["_CROSS_ACCOUNT_TABLES"] == tables
 
 
-@given(schema=NAME.filter(lambda s: '"' not in s), table=NAME.filter(lambda s: '"' not in s))
-@settings(max_examples=100, deadline=None)
-def test_relation_strings_as_dbt_athena_renders_them(schema, table):
-    """dbt-athena renders "catalog"."schema"."table" without escaping; parts without a quote
-    (the only ones such a string can carry) split back exactly."""
-    relation = AthenaRelation.create(database="Partner_Catalog", schema=schema, identifier=table)
-    ns = load(render({"partner_catalog": ACCOUNT}))
-    assert ns["_cross_account_split"](relation.render()) == ["Partner_Catalog", schema, table]
+def test_padded_mixed_case_catalog_from_env_var_is_read_from_the_owner():
+    """The catalog spelled '" Partner_Catalog "' (an env_var with stray whitespace) is looked
+    up as partner_catalog, and the relation string dbt renders for it reads the owner's table."""
+    read = read_of(" Partner_Catalog ", "sales", "orders")
+    looked_up: List[str] = []
+    resolve = resolver_for({"partner_catalog": ACCOUNT})
+
+    def spy(names: Iterable[str]) -> Dict[str, Resolution]:
+        looked_up.extend(names)
+        return resolve(looked_up)
+
+    plan = build_read_plan("m", [read], spy)
+    assert looked_up == ["Partner_Catalog"]
+    ns = load(render(plan.tables))
+    assert ns["get_spark_df"](read.keys[0]).name == f"`{ACCOUNT}/sales`.`orders`"
+    assert plan.warnings == []
+
+
+def test_empty_reads_keep_the_schema_and_no_rows():
+    read = read_of("partner_catalog", "sales", "orders", empty=True)
+    plan = build_read_plan("m", [read], resolver_for({"partner_catalog": ACCOUNT}))
+    frame = load(render(plan.tables))["get_spark_df"](read.keys[0])
+    assert (frame.name, frame.rows) == (f"`{ACCOUNT}/sales`.`orders`", 0)
+
+
+def test_an_identifier_outside_the_plan_is_an_error_naming_it():
+    ns = load(render({}))
+    with pytest.raises(KeyError) as info:
+        ns["get_spark_df"]('"partner_catalog"."sales"."orders"')
+    assert "is not a ref or source of this model" in str(info.value)
     assert ns["_fake_spark"].names == []
+
+
+@pytest.mark.parametrize("part", ["catalog", "schema", "table"])
+def test_a_double_quote_in_a_name_is_a_compile_error_naming_it(part):
+    names = {"catalog": "partner_catalog", "schema": "sales", "table": "orders"}
+    names[part] = 'cat"x'
+    with pytest.raises(CrossAccountCatalogError) as info:
+        build_read_plan("model.p.m", [read_of(**names)], resolver_for({"partner_catalog": ACCOUNT}))
+    message = str(info.value)
+    assert f"whose {part} name 'cat\"x' contains a double quote" in message
+    assert "model 'model.p.m' reads source('s', 't')" in message
 
 
 def test_injection_attempts_stay_data():
     hostile = 'x"}\nimport os\nos.system("touch /tmp/pwned")\n#'
-    code = render({hostile: ACCOUNT})
+    tables = {hostile: {"table": hostile, "account": None, "empty": False}}
+    code = render(tables)
     ns = load(code)
-    assert ns["_CROSS_ACCOUNT_CATALOGS"] == {hostile: ACCOUNT}
+    assert ns["_CROSS_ACCOUNT_TABLES"] == tables
     assert "import os" not in [line.strip() for line in code.splitlines()]
-    (line,) = [line for line in code.splitlines() if line.startswith("_CROSS_ACCOUNT_CATALOGS = ")]
+    (line,) = [line for line in code.splitlines() if line.startswith("_CROSS_ACCOUNT_TABLES = ")]
     call = ast.parse(line).body[0].value
     assert isinstance(call, ast.Call) and len(call.args) == 1
-    assert json.loads(ast.literal_eval(call.args[0])) == {hostile: ACCOUNT}
+    assert json.loads(ast.literal_eval(call.args[0])) == tables

@@ -17,7 +17,7 @@ from dbt_athena_cross_account.resolver import (
     default_catalog_id,
     is_account_id,
 )
-from tests.conftest import ensure_data_catalog
+from tests.conftest import ensure_data_catalog, run_in_threads
 
 
 @pytest.fixture
@@ -124,15 +124,11 @@ def test_single_flight_cache_50_threads_one_call(athena, emulator):
         barrier = threading.Barrier(50)
         results = []
 
-        def worker():
+        def worker(_: int) -> None:
             barrier.wait()
             results.append(resolver.catalog_map(["partner_catalog"]))
 
-        threads = [threading.Thread(target=worker) for _ in range(50)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_in_threads(worker, 50)
     finally:
         emulator.latency.clear()
     assert results == [{"partner_catalog": "999999999999"}] * 50
@@ -187,12 +183,34 @@ def test_access_denied_names_the_iam_action_and_the_opt_in(athena, emulator, act
     assert emulator.calls[action] == 1  # AccessDenied is not retried
 
 
-def test_errors_are_cached_for_the_run(athena, emulator):
-    emulator.inject_error("GetDataCatalog", "AccessDeniedException", "denied")
+def test_an_error_is_not_kept_the_next_caller_asks_again(athena, emulator):
+    """An AccessDenied for one model is not replayed to later models: each asks AWS."""
+    emulator.inject_error("GetDataCatalog", "AccessDeniedException", "denied", times=2)
     resolver = CatalogResolver(lambda: athena)
-    for _ in range(3):
+    for _ in range(2):
         with pytest.raises(CrossAccountCatalogError):
             resolver.catalog_map(["partner_catalog"])
+    assert resolver.catalog_map(["partner_catalog"]) == {"partner_catalog": "999999999999"}
+    assert emulator.calls["GetDataCatalog"] == 3
+
+
+def test_callers_waiting_on_a_failing_lookup_share_its_one_call(athena, emulator):
+    emulator.inject_error("GetDataCatalog", "AccessDeniedException", "denied")
+    emulator.latency["GetDataCatalog"] = 0.3
+    resolver = CatalogResolver(lambda: athena)
+    errors: List[BaseException] = []
+
+    def model(_: int) -> None:
+        try:
+            resolver.catalog_map(["partner_catalog"])
+        except CrossAccountCatalogError as exc:
+            errors.append(exc)
+
+    try:
+        run_in_threads(model, 4)
+    finally:
+        emulator.latency.clear()
+    assert len(errors) == 4
     assert emulator.calls["GetDataCatalog"] == 1
 
 

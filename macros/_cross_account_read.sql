@@ -1,0 +1,30 @@
+{#-
+  _cross_account_read: one resolved ref/source relation as the plugin's plan.Read dict.
+  `keys` are the strings the generated get_spark_df can receive for it: dbt's
+  resolve_model_name of the relation and of relation.render() (dbt builds refs from
+  render(), which drops the --empty subquery, and sources from the relation itself).
+  `empty` is dbt --empty (the relation's limit is 0).
+-#}
+{% macro _cross_account_read(relation, label, python_model) -%}
+  {%- if relation.database is not defined or relation.identifier is not defined -%}
+    {%- do exceptions.raise_compiler_error(
+      "dbt_athena_cross_account: model '" ~ model.unique_id ~ "' reads " ~ label ~ ", which rendered as "
+      ~ (relation | string) ~ " instead of a relation (a project macro that overrides ref or source returns a string?), "
+      ~ "so its catalog cannot be known. Fix: return the relation from that macro, or remove spark_cross_account_catalog from the model."
+    ) -%}
+  {%- endif -%}
+  {%- set keys = [resolve_model_name(relation) | string] -%}
+  {%- if relation.render is defined and relation.render is callable -%}
+    {%- set rendered = resolve_model_name(relation.render()) | string -%}
+    {%- if rendered not in keys -%}{%- do keys.append(rendered) -%}{%- endif -%}
+  {%- endif -%}
+  {{- return({
+    'label': label,
+    'keys': keys,
+    'catalog': relation.database,
+    'schema': relation.schema,
+    'table': relation.identifier,
+    'empty': (relation.limit == 0) if relation.limit is defined else false,
+    'python_model': python_model,
+  }) -}}
+{%- endmacro %}

@@ -1,0 +1,134 @@
+"""The state of one emulator, in one object (moto's pattern: state in backends).
+
+:class:`EmulatorBackend` holds everything an :class:`~athena_spark_emulator.Emulator`
+knows beyond moto's own backends: call counters, injected latency and faults, the
+realism switches, the Spark sessions and calculations, the Glue catalog's accounts and
+grants, and the log of the Athena SQL applied to Glue. ``reset()`` forgets it.
+
+Which emulator a piece of code works for is the thread's *current* backend: the request
+thread of each emulator's HTTP server and each of its calculation threads are bound to it
+(:meth:`EmulatorBackend.bound`), so several emulators can run in one process. moto's own
+backends (S3 buckets, Glue tables, work groups, ...) are process-wide, as in moto: two
+emulators in one process see the same AWS resources.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import threading
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional
+
+from athena_spark_emulator.calculations import CalculationStore, Executor
+from athena_spark_emulator.catalog import Catalog
+
+_CURRENT = threading.local()
+_RUNNING: List[EmulatorBackend] = []  # started, not yet stopped, in start order
+_RUNNING_LOCK = threading.Lock()
+
+
+@dataclass
+class Fault:
+    code: str
+    message: str
+    times: int
+
+
+@dataclass
+class SqlLog:
+    """Athena SQL seen while the Spark executor was active (see sql.py)."""
+
+    failures: Dict[str, str] = field(default_factory=dict)  # query execution id -> reason
+    applied: List[str] = field(default_factory=list)  # statements applied to Glue, in order
+    seen: List[str] = field(default_factory=list)  # every statement seen
+
+    def reset(self) -> None:
+        self.failures.clear()
+        self.applied.clear()
+        self.seen.clear()
+
+
+class EmulatorBackend:
+    def __init__(self, executor: Executor, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.calculations = CalculationStore(executor, bind=self.bound)
+        self.sql = SqlLog()
+        self.calls: collections.Counter = collections.Counter()
+        self.latency: Dict[str, float] = {}
+        self.faults: Dict[str, List[Fault]] = collections.defaultdict(list)
+        self.lock = threading.Lock()
+        # Glue API calls with CatalogId=<owner> go to the owner's Glue (moto ignores
+        # CatalogId), refused unless the owner granted the caller.
+        self.glue_owner_routing = False
+
+    @property
+    def executor(self) -> Executor:
+        return self.calculations.executor
+
+    @executor.setter
+    def executor(self, value: Executor) -> None:
+        self.calculations.executor = value
+
+    def reset(self) -> None:
+        """Forget counters, faults, latency, sessions, calculations, grants and the SQL log."""
+        self.calculations.reset()
+        self.catalog.grants.clear()
+        self.sql.reset()
+        self.latency.clear()
+        with self.lock:
+            self.calls.clear()
+            self.faults.clear()
+
+    # -- counting and faults --------------------------------------------------------------
+    def record(self, action: str) -> Optional[Fault]:
+        """Count one call of ``action``; the injected fault it must answer with, if any."""
+        with self.lock:
+            self.calls[action] += 1
+            queue = self.faults.get(action)
+            if not queue:
+                return None
+            fault = queue[0]
+            fault.times -= 1
+            if fault.times <= 0:
+                queue.pop(0)
+            return fault
+
+    def inject(self, action: str, code: str, message: str, times: int) -> None:
+        with self.lock:
+            self.faults[action].append(Fault(code, message, times))
+
+    # -- which emulator a thread works for --------------------------------------------------
+    @contextlib.contextmanager
+    def bound(self) -> Iterator[EmulatorBackend]:
+        previous = getattr(_CURRENT, "backend", None)
+        _CURRENT.backend = self
+        try:
+            yield self
+        finally:
+            _CURRENT.backend = previous
+
+    def register(self) -> None:
+        with _RUNNING_LOCK:
+            _RUNNING.append(self)
+
+    def unregister(self) -> None:
+        with _RUNNING_LOCK:
+            if self in _RUNNING:
+                _RUNNING.remove(self)
+
+
+def current() -> Optional[EmulatorBackend]:
+    """The backend this thread works for (an emulator's request or calculation thread)."""
+    return getattr(_CURRENT, "backend", None)
+
+
+def default() -> EmulatorBackend:
+    """The current backend, else the most recently started running one."""
+    backend = current()
+    if backend is not None:
+        return backend
+    with _RUNNING_LOCK:
+        if _RUNNING:
+            return _RUNNING[-1]
+    raise RuntimeError("no athena_spark_emulator.Emulator is running in this process")

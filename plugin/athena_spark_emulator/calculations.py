@@ -1,0 +1,156 @@
+"""State of the Athena Spark Calculation API: sessions, calculations and the executor.
+
+moto serves Athena SQL, work groups and data catalogs but not the Spark sessions and
+calculations that dbt-athena's Python models use (``dbt/adapters/athena/session.py`` and
+``python_submissions.py``). ``responses.py`` parses and answers those API calls; this
+module holds their state, as moto keeps state in ``models.py``. Each calculation is handed
+to the executor on a worker thread; its state moves CREATING -> RUNNING -> COMPLETED or
+FAILED (or CANCELED by StopCalculationExecution).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, ContextManager, Dict, List, Optional, Tuple
+
+# An executor runs one CodeBlock with the session's Spark properties and returns
+# (succeeded, text): stdout on success, the Python traceback on failure.
+Executor = Callable[[str, Dict[str, str]], Tuple[bool, str]]
+
+
+@dataclass
+class Session:
+    session_id: str
+    work_group: str
+    description: str
+    engine_configuration: Dict[str, Any]
+    state: str = "IDLE"
+    created: float = field(default_factory=time.time)
+
+    @property
+    def spark_properties(self) -> Dict[str, str]:
+        return dict(self.engine_configuration.get("SparkProperties") or {})
+
+
+@dataclass
+class Calculation:
+    calculation_id: str
+    session_id: str
+    code: str
+    spark_properties: Dict[str, str]
+    state: str = "CREATING"
+    reason: str = ""
+    stdout: str = ""
+    submitted: float = field(default_factory=time.time)
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+def completed_without_running(code: str, spark_properties: Dict[str, str]) -> Tuple[bool, str]:
+    """The 'instant' executor: every calculation completes at once, nothing runs."""
+    return True, ""
+
+
+class CalculationStore:
+    """Sessions and calculations of one emulator, plus the executor that runs them.
+
+    ``bind`` returns a context manager entered around each calculation on its worker
+    thread; the emulator uses it to make itself the thread's current emulator, so the
+    executor finds the right catalog.
+    """
+
+    def __init__(
+        self,
+        executor: Executor = completed_without_running,
+        bind: Optional[Callable[[], ContextManager[Any]]] = None,
+    ) -> None:
+        self.executor = executor
+        self._bind = bind or contextlib.nullcontext
+        self.sessions: Dict[str, Session] = {}
+        self.calculations: Dict[str, Calculation] = {}
+        self.lock = threading.Lock()
+        # Off: sessions start IDLE and stay IDLE (plain and fast, the default).
+        # On: as Athena, a session starts CREATING (IDLE from the first GetSessionStatus on)
+        # and is BUSY while one of its calculations runs, so dbt-athena's polling runs.
+        self.session_lifecycle = False
+        # Set by Emulator.stop(): new calculations are refused, running ones finish.
+        self.stopping = False
+        self._threads: List[threading.Thread] = []
+
+    def reset(self) -> None:
+        with self.lock:
+            self.sessions.clear()
+            self.calculations.clear()
+
+    @property
+    def submissions(self) -> List[Calculation]:
+        with self.lock:
+            return sorted(self.calculations.values(), key=lambda c: c.submitted)
+
+    def running(self) -> List[Calculation]:
+        return [c for c in self.submissions if not c.done.is_set()]
+
+    def start_session(self, work_group: str, description: str, engine: Dict[str, Any]) -> Session:
+        session = Session(str(uuid.uuid4()), work_group, description, engine)
+        if self.session_lifecycle:
+            session.state = "CREATING"
+        with self.lock:
+            self.sessions[session.session_id] = session
+        return session
+
+    def start_calculation(self, session: Session, code: str) -> Calculation:
+        calc = Calculation(str(uuid.uuid4()), session.session_id, code, session.spark_properties)
+        thread = threading.Thread(target=self._run, args=(calc,), daemon=True, name="calc")
+        with self.lock:
+            self.calculations[calc.calculation_id] = calc
+            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
+        return calc
+
+    def cancel(self, calc: Calculation) -> None:
+        calc.state = "CANCELED"
+        calc.done.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait until every calculation's worker thread has ended; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            threads = list(self._threads)
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in threads)
+
+    def _run(self, calc: Calculation) -> None:
+        calc.state = "RUNNING"
+        session = self.sessions.get(calc.session_id)
+        busy = self.session_lifecycle and session is not None and session.state == "IDLE"
+        if busy:
+            session.state = "BUSY"  # type: ignore[union-attr]
+        try:
+            with self._bind():
+                ok, text = self.executor(calc.code, calc.spark_properties)
+        except BaseException as exc:  # an executor bug must still end the calculation
+            ok, text = False, f"emulator executor crashed: {exc!r}"
+        finally:
+            if busy and session is not None and session.state == "BUSY":
+                session.state = "IDLE"
+        if calc.state == "CANCELED":
+            return
+        if ok:
+            calc.stdout, calc.state = text, "COMPLETED"
+        else:
+            calc.reason, calc.state = text, "FAILED"
+        calc.done.set()
+
+
+def __getattr__(name: str) -> Any:
+    """Compatibility: ``STORE`` of earlier versions is now per emulator
+    (``emulator.backend.calculations``); this reads the running emulator's."""
+    if name == "STORE":
+        from athena_spark_emulator import backend
+
+        return backend.default().calculations
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,374 @@
+"""Glue catalog semantics over local storage, as Athena for Apache Spark sees them.
+
+* Every Glue database belongs to an account: the session's own account
+  (``LOCAL_ACCOUNT``, moto's default) or an owner account. The metadata lives in moto's
+  Glue backend of that account (``glue_backends[account][REGION]``), so what dbt-athena
+  does through the Glue API (get_table, delete_table, ...) and what Spark reads agree.
+* ``s3://bucket/key`` maps to ``<warehouse>/s3/bucket/key`` on local disk.
+* An owner account is readable from another account only after :meth:`Catalog.grant`
+  (the owner's Glue resource policy). Without it, reads fail with the
+  ``AccessDeniedException`` text the real Glue client gives.
+* Namespace resolution follows the Glue client: ``<12 digits>/<db>`` names the owner's
+  database only when the session sets ``spark.hadoop.aws.glue.catalog.separator`` to
+  ``/``; otherwise the namespace is a literal (and non-existent) database name.
+
+* Names follow Spark's session catalog: ``db.table``, ``table`` (database ``default``) or
+  ``spark_catalog.db.table``. Any other name with three or more parts is rejected with
+  Spark's own ``REQUIRES_SINGLE_PART_NAMESPACE`` error, as the Glue-backed session catalog
+  of Athena for Spark rejects it.
+* Every file the emulator writes under a table's location (seeded rows, what Spark wrote,
+  ``_SUCCESS`` included) is mirrored into moto's S3 under the same ``s3://`` key, so S3
+  API calls (the doctor's ``data`` check, ``aws s3 ls``) see what Spark reads.
+
+Nothing here imports PySpark; seeded tables are JSON-lines files, readable by Spark.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+
+from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION, ROLE_NAME, SEPARATOR_PROPERTY
+
+__all__ = [
+    "LOCAL_ACCOUNT",
+    "REGION",
+    "ROLE_NAME",
+    "SEPARATOR_PROPERTY",
+    "Catalog",
+    "GlueAccessDenied",
+    "GlueEntityNotFound",
+    "InvalidTableName",
+    "TableRef",
+]
+
+_OWNER_NAMESPACE = re.compile(r"([0-9]{12})/(.+)", re.DOTALL)
+
+PARQUET = {
+    "InputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+    "OutputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+    "SerdeInfo": {
+        "SerializationLibrary": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"
+    },
+}
+JSON = {
+    "InputFormat": "org.apache.hadoop.mapred.TextInputFormat",
+    "OutputFormat": "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+    "SerdeInfo": {"SerializationLibrary": "org.openx.data.jsonserde.JsonSerDe"},
+}
+
+
+class GlueAccessDenied(Exception):
+    """Raised (inside a calculation) when an owner has not granted the caller's account."""
+
+
+class GlueEntityNotFound(Exception):
+    """Raised when a database or table does not exist in the account it resolves to."""
+
+
+class InvalidTableName(ValueError):
+    """A name Spark's session catalog rejects (Spark raises ``AnalysisException``)."""
+
+
+@dataclass(frozen=True)
+class TableRef:
+    """A resolved Spark table name: whose Glue catalog, which database, which table."""
+
+    account: str
+    database: str
+    table: str
+
+    @property
+    def arn(self) -> str:
+        return f"arn:aws:glue:{REGION}:{self.account}:table/{self.database}/{self.table}"
+
+
+def glue_backend(account: str) -> Any:
+    from moto.glue.models import glue_backends
+
+    return glue_backends[account][REGION]
+
+
+def s3_backend(account: str) -> Any:
+    from moto.s3.models import s3_backends
+
+    return s3_backends[account]["aws"]
+
+
+def _spark_quoted(parts: Sequence[str]) -> str:
+    return ".".join("`" + p.replace("`", "``") + "`" for p in parts)
+
+
+def glue_name(name: str) -> str:
+    """Glue stores database and table names lowercased."""
+    return name.lower()
+
+
+class Catalog:
+    """Accounts, grants and local storage of one emulator (``emulator.catalog``)."""
+
+    def __init__(
+        self, warehouse: Optional[Union[str, Path]] = None, local_account: str = LOCAL_ACCOUNT
+    ) -> None:
+        self._own_dir = warehouse is None
+        self._warehouse = Path(warehouse).resolve() if warehouse is not None else None
+        self.local_account = local_account
+        self.grants: Dict[str, Set[str]] = {}
+        self.lock = threading.RLock()
+
+    @property
+    def warehouse(self) -> Path:
+        """The local directory standing for S3 (a temporary one unless given)."""
+        if self._warehouse is None:
+            self._warehouse = Path(tempfile.mkdtemp(prefix="athena-emulator-"))
+        return self._warehouse
+
+    def cleanup(self) -> None:
+        """Remove the warehouse directory if the catalog created it."""
+        if self._own_dir and self._warehouse is not None:
+            shutil.rmtree(self._warehouse, ignore_errors=True)
+            self._warehouse = None
+
+    # -- storage --------------------------------------------------------------------
+    def local_path(self, uri: str) -> Path:
+        """``s3://bucket/key`` (or s3a/s3n) -> the local directory that stands for it."""
+        match = re.match(r"s3[an]?://([^/]+)/?(.*)", uri)
+        if not match:
+            raise ValueError(f"not an s3:// location: {uri!r}")
+        bucket, key = match.groups()
+        return self.warehouse / "s3" / bucket / key.strip("/")
+
+    def local_uri(self, uri: str) -> str:
+        return self.local_path(uri).as_uri()
+
+    # -- grants (the owner's Glue resource policy) -------------------------------------
+    def grant(self, owner: str, grantee: str = LOCAL_ACCOUNT) -> None:
+        with self.lock:
+            self.grants.setdefault(owner, set()).add(grantee)
+
+    def revoke(self, owner: str, grantee: str = LOCAL_ACCOUNT) -> None:
+        with self.lock:
+            self.grants.get(owner, set()).discard(grantee)
+
+    def check_access(
+        self, ref: TableRef, action: str = "glue:GetTable", caller: Optional[str] = None
+    ) -> None:
+        caller = caller or self.local_account
+        if ref.account == caller or caller in self.grants.get(ref.account, set()):
+            return
+        raise GlueAccessDenied(
+            "software.amazon.awssdk.services.glue.model.AccessDeniedException: "
+            f"User: arn:aws:sts::{caller}:assumed-role/{ROLE_NAME}/AthenaSparkSession "
+            f"is not authorized to perform: {action} on resource: {ref.arn} "
+            "because no resource-based policy allows the "
+            f"{action} action (Service: Glue, Status Code: 400, Request ID: "
+            f"{abs(hash((ref, time.time()))) % 10**12:012d})"
+        )
+
+    # -- names ---------------------------------------------------------------------
+    def resolve(self, parts: Sequence[str], spark_properties: Mapping[str, str]) -> TableRef:
+        """Spark's parsed multipart name -> TableRef, as Athena's Glue client resolves it."""
+        parts = list(parts)
+        if len(parts) == 3 and parts[0].lower() == "spark_catalog":
+            parts = parts[1:]  # the session catalog, named explicitly
+        if len(parts) > 2:
+            raise InvalidTableName(
+                "[REQUIRES_SINGLE_PART_NAMESPACE] spark_catalog requires a single-part "
+                f"namespace, but got {_spark_quoted(parts[:-1])}."
+            )
+        if len(parts) == 1:
+            namespace, table = "default", parts[0]
+        else:
+            namespace, table = parts
+        separator = spark_properties.get(SEPARATOR_PROPERTY)
+        match = _OWNER_NAMESPACE.fullmatch(namespace)
+        if separator == "/" and match:
+            return TableRef(match.group(1), glue_name(match.group(2)), glue_name(table))
+        return TableRef(self.local_account, glue_name(namespace), glue_name(table))
+
+    # -- Glue metadata ----------------------------------------------------------------
+    def ensure_database(self, account: str, database: str) -> None:
+        backend = glue_backend(account)
+        name = glue_name(database)
+        with self.lock:
+            if name not in backend.databases:
+                backend.create_database(name, {"Name": name})
+
+    def database_exists(self, account: str, database: str) -> bool:
+        return glue_name(database) in glue_backend(account).databases
+
+    def get_table(self, ref: TableRef) -> Dict[str, Any]:
+        backend = glue_backend(ref.account)
+        database = backend.databases.get(ref.database)
+        if database is None:
+            raise GlueEntityNotFound(
+                f"[SCHEMA_NOT_FOUND] The schema `{ref.database}` cannot be found in the Glue "
+                f"catalog of account {ref.account} (Glue: EntityNotFoundException: "
+                f"Database {ref.database} not found)."
+            )
+        table = database.tables.get(ref.table)
+        if table is None:
+            raise GlueEntityNotFound(
+                f"[TABLE_OR_VIEW_NOT_FOUND] The table or view `{ref.database}`.`{ref.table}` "
+                "cannot be found "
+                f"in the Glue catalog of account {ref.account} "
+                f"(Glue: EntityNotFoundException: Table {ref.table} not found)."
+            )
+        return table.as_dict()
+
+    def put_table(
+        self,
+        ref: TableRef,
+        columns: Sequence[Tuple[str, str]],
+        location: str,
+        classification: str = "parquet",
+        partition_keys: Sequence[Tuple[str, str]] = (),
+    ) -> None:
+        """Create or replace a Glue table (EXTERNAL_TABLE) in the ref's account."""
+        formats = JSON if classification == "json" else PARQUET
+        table_input = {
+            "Name": ref.table,
+            "TableType": "EXTERNAL_TABLE",
+            "Parameters": {"classification": classification, "EXTERNAL": "TRUE"},
+            "StorageDescriptor": {
+                "Columns": [{"Name": n, "Type": t} for n, t in columns],
+                "Location": location,
+                **formats,
+            },
+            "PartitionKeys": [{"Name": n, "Type": t} for n, t in partition_keys],
+        }
+        backend = glue_backend(ref.account)
+        with self.lock:
+            self.ensure_database(ref.account, ref.database)
+            if ref.table in backend.databases[ref.database].tables:
+                backend.update_table(ref.database, ref.table, table_input)
+            else:
+                backend.create_table(ref.database, ref.table, table_input)
+
+    def drop_table(self, ref: TableRef) -> None:
+        database = glue_backend(ref.account).databases.get(ref.database)
+        if database is not None:
+            database.tables.pop(ref.table, None)
+
+    def rename_table(self, source: TableRef, target: TableRef) -> None:
+        table = self.get_table(source)
+        sd = table.get("StorageDescriptor", {})
+        columns = [(c["Name"], c["Type"]) for c in sd.get("Columns", [])]
+        keys = [(c["Name"], c["Type"]) for c in table.get("PartitionKeys", [])]
+        classification = (table.get("Parameters") or {}).get("classification", "parquet")
+        self.put_table(target, columns, sd.get("Location", ""), classification, keys)
+        self.drop_table(source)
+
+    # -- seeding ----------------------------------------------------------------------
+    def create_table(
+        self,
+        account: str,
+        database: str,
+        table: str,
+        columns: Union[Mapping[str, str], Sequence[Tuple[str, str]]],
+        rows: Iterable[Union[Sequence[Any], Mapping[str, Any]]] = (),
+        location: Optional[str] = None,
+    ) -> TableRef:
+        """Create ``account``'s ``database.table`` with ``rows`` (JSON lines on local disk).
+
+        ``columns`` maps names to Hive types (``int``, ``bigint``, ``string``, ``double``,
+        ``boolean``, ``date``, ``timestamp``); rows are sequences in column order or dicts.
+        Replaces the table and its data when it exists.
+        """
+        cols = (
+            list(columns.items()) if isinstance(columns, Mapping) else [tuple(c) for c in columns]
+        )
+        ref = TableRef(account, glue_name(database), glue_name(table))
+        location = (
+            location or f"s3://emulator-{account}-{REGION}/warehouse/{ref.database}/{ref.table}/"
+        )
+        path = self.local_path(location)
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True, exist_ok=True)
+        names = [n for n, _ in cols]
+        with open(path / "part-00000.json", "w", encoding="utf-8") as handle:
+            for row in rows:
+                record = dict(row) if isinstance(row, Mapping) else dict(zip(names, row))
+                handle.write(json.dumps(record, default=str) + "\n")
+        self.put_table(ref, cols, location, classification="json")
+        self.sync_to_s3(location, account)
+        return ref
+
+    def append_rows(self, account: str, database: str, table: str, rows: Iterable[Any]) -> None:
+        """Add rows to a table created by :meth:`create_table` (a new JSON-lines file)."""
+        ref = TableRef(account, glue_name(database), glue_name(table))
+        meta = self.get_table(ref)
+        names = [c["Name"] for c in meta["StorageDescriptor"]["Columns"]]
+        path = self.local_path(meta["StorageDescriptor"]["Location"])
+        name = f"part-{len(os.listdir(path)):05d}.json"
+        with open(path / name, "w", encoding="utf-8") as handle:
+            for row in rows:
+                record = dict(row) if isinstance(row, Mapping) else dict(zip(names, row))
+                handle.write(json.dumps(record, default=str) + "\n")
+        self.sync_to_s3(meta["StorageDescriptor"]["Location"], account)
+
+    # -- moto S3 mirror ---------------------------------------------------------------
+    def sync_to_s3(self, location: str, account: str = LOCAL_ACCOUNT) -> int:
+        """Mirror the local files under ``location`` into moto's S3 (one way: local -> S3).
+
+        Keys under the prefix that no longer exist locally are deleted, so an overwrite
+        shows as it does on S3. Hadoop's ``.crc`` checksum files are left out (S3 file
+        systems write none); ``_SUCCESS`` is kept. The bucket is created in ``account``
+        when it does not exist in any account. Returns the number of objects written.
+        """
+        match = re.match(r"s3[an]?://([^/]+)/?(.*)", location)
+        if not match:
+            return 0
+        bucket, key = match.group(1), match.group(2).strip("/")
+        prefix = f"{key}/" if key else ""
+        root = self.local_path(location)
+        wanted: Dict[str, Path] = {}
+        if root.is_dir():
+            for path in root.rglob("*"):
+                if path.is_file() and not path.name.endswith(".crc"):
+                    wanted[prefix + path.relative_to(root).as_posix()] = path
+        with self.lock:
+            backend = self._s3_bucket_backend(bucket, account)
+            existing = backend.get_bucket(bucket).keys
+            for stale in [k for k in list(existing.keys()) if k.startswith(prefix)]:
+                if stale not in wanted:
+                    backend.delete_object(bucket, stale)
+            for name, path in wanted.items():
+                backend.put_object(bucket, name, path.read_bytes(), disable_notification=True)
+        return len(wanted)
+
+    @staticmethod
+    def _s3_bucket_backend(bucket: str, account: str) -> Any:
+        from moto.s3.models import s3_backends
+
+        owner = s3_backends.bucket_accounts.get(bucket)
+        if owner is not None:
+            return s3_backends[owner[1]][owner[0]]
+        backend = s3_backend(account)
+        backend.create_bucket(bucket, REGION)
+        return backend
+
+
+def columns_of(table: Mapping[str, Any]) -> List[Tuple[str, str]]:
+    sd = table.get("StorageDescriptor", {})
+    return [(c["Name"], c["Type"]) for c in sd.get("Columns", [])] + [
+        (c["Name"], c["Type"]) for c in table.get("PartitionKeys", [])
+    ]
+
+
+def __getattr__(name: str) -> Any:
+    """Compatibility: ``CATALOG`` of earlier versions is now per emulator
+    (``emulator.catalog``); this reads the running emulator's."""
+    if name == "CATALOG":
+        from athena_spark_emulator import backend
+
+        return backend.default().catalog
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

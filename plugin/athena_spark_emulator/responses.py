@@ -1,0 +1,327 @@
+"""Parsing and answering the requests moto does not handle the way Athena does.
+
+moto's pattern: ``models.py`` keeps state, ``responses.py`` parses a request, calls the
+backend and serialises the answer. Here the state is the emulator's
+:class:`~athena_spark_emulator.backend.EmulatorBackend`; this module
+
+* dispatches every request of an emulator's endpoint (:func:`dispatch`): counts it, applies
+  injected latency and faults, routes Glue ``CatalogId`` calls to the owner's Glue, and
+  answers the Athena actions below, leaving everything else to moto;
+* answers the Spark Calculation API that dbt-athena 1.9-1.11 calls: StartSession,
+  GetSessionStatus, ListSessions, TerminateSession, StartCalculationExecution,
+  GetCalculationExecution, GetCalculationExecutionStatus, StopCalculationExecution;
+* stores data catalog names in lower case and looks them up case-insensitively, as Athena
+  does (CreateDataCatalog, GetDataCatalog);
+* names S3 requests by their API action (:func:`s3_action`), so they are counted too.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
+from urllib.parse import parse_qs, unquote
+
+from athena_spark_emulator.backend import EmulatorBackend
+from athena_spark_emulator.calculations import Calculation, Session
+from athena_spark_emulator.constants import REGION
+from athena_spark_emulator.errors import aws_error
+
+Answer = Union[str, Tuple[int, Dict[str, str], str]]
+
+
+# ---- every request ---------------------------------------------------------------------
+def dispatch(backend: EmulatorBackend, response: Any, call_moto: Callable[[], Any]) -> Any:
+    """Answer one request of a JSON/query-protocol service (Athena, Glue, STS, IAM, ...)."""
+    action = response._get_action()
+    fault = backend.record(action)
+    delay = backend.latency.get(action, 0.0)
+    if delay:
+        time.sleep(delay)
+    if fault is not None:
+        return aws_error(fault.code, fault.message)
+    service = getattr(response, "service_name", "")
+    if service == "glue" and backend.glue_owner_routing:
+        denied = route_glue_catalog_id(backend, response, action)
+        if denied is not None:
+            return denied
+    handler = ATHENA_ACTIONS.get(action) if service == "athena" else None
+    if handler is None:
+        return call_moto()
+    answer = handler(backend, response)
+    if isinstance(answer, str):
+        return 200, {"Content-Type": "application/x-amz-json-1.1"}, answer
+    return answer
+
+
+def route_glue_catalog_id(backend: EmulatorBackend, response: Any, action: str) -> Any:
+    """Point a Glue request at ``CatalogId``'s account, or answer AccessDenied."""
+    try:
+        catalog_id = response._get_param("CatalogId")
+    except Exception:  # a body that is not JSON: leave it to moto
+        return None
+    caller = response.current_account
+    if not catalog_id or catalog_id == caller or not str(catalog_id).isdigit():
+        return None
+    if caller not in backend.catalog.grants.get(str(catalog_id), set()):
+        return aws_error(
+            "AccessDeniedException",
+            f"User: arn:aws:sts::{caller}:assumed-role/dbt/dbt-athena is not authorized to "
+            f"perform: glue:{action} on resource: arn:aws:glue:{REGION}:{catalog_id}:catalog "
+            f"because no resource-based policy allows the glue:{action} action",
+        )
+    response.current_account = str(catalog_id)
+    return None
+
+
+# ---- data catalogs: lower-case names, as Athena ---------------------------------------------
+def create_data_catalog(backend: EmulatorBackend, response: Any) -> Answer:
+    name = str(response._get_param("Name") or "").lower()
+    created = response.athena_backend.create_data_catalog(
+        name,
+        response._get_param("Type"),
+        response._get_param("Description"),
+        response._get_param("Parameters"),
+        response._get_param("Tags"),
+    )
+    if not created:
+        return aws_error("InvalidRequestException", f"DataCatalog {name} already exists")
+    return json.dumps({})
+
+
+def get_data_catalog(backend: EmulatorBackend, response: Any) -> Answer:
+    name = str(response._get_param("Name") or "").lower()
+    return json.dumps({"DataCatalog": response.athena_backend.get_data_catalog(name)})
+
+
+# ---- the Spark Calculation API ------------------------------------------------------------
+def _session_status(session: Session) -> Dict[str, Any]:
+    return {
+        "State": session.state,
+        "StateChangeReason": "",
+        "StartDateTime": session.created,
+        "LastModifiedDateTime": session.created,
+    }
+
+
+def _calc_status(calc: Calculation) -> Dict[str, Any]:
+    return {
+        "State": calc.state,
+        "StateChangeReason": calc.reason,
+        "SubmissionDateTime": calc.submitted,
+    }
+
+
+def _missing_execution_role(response: Any, work_group: str) -> Optional[str]:
+    """Why a Spark session cannot start in ``work_group``: it has no execution role."""
+    group = response.athena_backend.work_groups.get(work_group)
+    if group is None:
+        return None
+    config: Mapping[str, Any] = group.configuration or {}
+    engine = str((config.get("EngineVersion") or {}).get("SelectedEngineVersion", ""))
+    if "spark" in engine.lower() and not config.get("ExecutionRole"):
+        return (
+            f"Work group {work_group} has no execution role (Configuration.ExecutionRole); "
+            "Athena for Apache Spark runs sessions as that role"
+        )
+    return None
+
+
+def start_session(backend: EmulatorBackend, response: Any) -> Answer:
+    work_group = response._get_param("WorkGroup")
+    problem = _missing_execution_role(response, work_group)
+    if problem:
+        return aws_error("InvalidRequestException", problem)
+    session = backend.calculations.start_session(
+        work_group,
+        response._get_param("Description") or "",
+        response._get_param("EngineConfiguration") or {},
+    )
+    return json.dumps({"SessionId": session.session_id, "State": session.state})
+
+
+def _session(backend: EmulatorBackend, response: Any) -> Optional[Session]:
+    return backend.calculations.sessions.get(response._get_param("SessionId"))
+
+
+def _calculation(backend: EmulatorBackend, response: Any) -> Optional[Calculation]:
+    return backend.calculations.calculations.get(response._get_param("CalculationExecutionId"))
+
+
+SESSION_NOT_FOUND = aws_error("InvalidRequestException", "Session not found")
+CALCULATION_NOT_FOUND = aws_error("InvalidRequestException", "Calculation not found")
+
+
+def get_session_status(backend: EmulatorBackend, response: Any) -> Answer:
+    session = _session(backend, response)
+    if session is None:
+        return SESSION_NOT_FOUND
+    status = _session_status(session)
+    if session.state == "CREATING":  # ready from now on
+        session.state = "IDLE"
+    return json.dumps({"SessionId": session.session_id, "Status": status})
+
+
+def list_sessions(backend: EmulatorBackend, response: Any) -> Answer:
+    work_group = response._get_param("WorkGroup")
+    sessions = [s for s in backend.calculations.sessions.values() if s.work_group == work_group]
+    listed = [
+        {"SessionId": s.session_id, "Description": s.description, "Status": _session_status(s)}
+        for s in sessions
+    ]
+    return json.dumps({"Sessions": listed})
+
+
+def terminate_session(backend: EmulatorBackend, response: Any) -> Answer:
+    session = _session(backend, response)
+    if session is None:
+        return SESSION_NOT_FOUND
+    session.state = "TERMINATED"
+    return json.dumps({"State": session.state})
+
+
+def start_calculation_execution(backend: EmulatorBackend, response: Any) -> Answer:
+    session = _session(backend, response)
+    if session is None:
+        return SESSION_NOT_FOUND
+    if backend.calculations.stopping:
+        return aws_error("InvalidRequestException", "The emulator is stopping")
+    if session.state != "IDLE":
+        # dbt-athena matches this text to decide to poll until the session is IDLE
+        return aws_error(
+            "InvalidRequestException",
+            f"Session is in the {session.state} state; needs to be IDLE to accept Calculations.",
+        )
+    calc = backend.calculations.start_calculation(session, response._get_param("CodeBlock") or "")
+    return json.dumps({"CalculationExecutionId": calc.calculation_id, "State": calc.state})
+
+
+def get_calculation_execution(backend: EmulatorBackend, response: Any) -> Answer:
+    calc = _calculation(backend, response)
+    if calc is None:
+        return CALCULATION_NOT_FOUND
+    prefix = f"s3://emulator/calculations/{calc.calculation_id}"
+    return json.dumps(
+        {
+            "CalculationExecutionId": calc.calculation_id,
+            "SessionId": calc.session_id,
+            "Status": _calc_status(calc),
+            "Result": {
+                "StdOutS3Uri": f"{prefix}/stdout.txt",
+                "StdErrorS3Uri": f"{prefix}/stderr.txt",
+                "ResultS3Uri": f"{prefix}/result.json",
+                "ResultType": "application/json",
+            },
+        }
+    )
+
+
+def get_calculation_execution_status(backend: EmulatorBackend, response: Any) -> Answer:
+    calc = _calculation(backend, response)
+    if calc is None:
+        return CALCULATION_NOT_FOUND
+    return json.dumps({"Status": _calc_status(calc)})
+
+
+def stop_calculation_execution(backend: EmulatorBackend, response: Any) -> Answer:
+    calc = _calculation(backend, response)
+    if calc is None:
+        return CALCULATION_NOT_FOUND
+    backend.calculations.cancel(calc)
+    return json.dumps({"State": calc.state})
+
+
+ATHENA_ACTIONS: Dict[str, Callable[[EmulatorBackend, Any], Answer]] = {
+    "CreateDataCatalog": create_data_catalog,
+    "GetDataCatalog": get_data_catalog,
+    "StartSession": start_session,
+    "GetSessionStatus": get_session_status,
+    "ListSessions": list_sessions,
+    "TerminateSession": terminate_session,
+    "StartCalculationExecution": start_calculation_execution,
+    "GetCalculationExecution": get_calculation_execution,
+    "GetCalculationExecutionStatus": get_calculation_execution_status,
+    "StopCalculationExecution": stop_calculation_execution,
+}
+
+
+# ---- S3: which API action a REST request is -------------------------------------------------
+_BUCKET_SUBRESOURCES = {
+    "acl": "BucketAcl",
+    "cors": "BucketCors",
+    "encryption": "BucketEncryption",
+    "lifecycle": "BucketLifecycleConfiguration",
+    "location": "BucketLocation",
+    "logging": "BucketLogging",
+    "notification": "BucketNotificationConfiguration",
+    "ownershipControls": "BucketOwnershipControls",
+    "policy": "BucketPolicy",
+    "policyStatus": "BucketPolicyStatus",
+    "publicAccessBlock": "PublicAccessBlock",
+    "replication": "BucketReplication",
+    "requestPayment": "BucketRequestPayment",
+    "tagging": "BucketTagging",
+    "versioning": "BucketVersioning",
+    "website": "BucketWebsite",
+}
+
+
+def _bucket_action(method: str, query: Mapping[str, Any]) -> str:
+    for key, name in _BUCKET_SUBRESOURCES.items():
+        if key in query:
+            verb = {"GET": "Get", "PUT": "Put", "DELETE": "Delete"}.get(method, method.title())
+            return verb + name
+    if method == "GET":
+        if "uploads" in query:
+            return "ListMultipartUploads"
+        if "versions" in query:
+            return "ListObjectVersions"
+        return "ListObjectsV2" if query.get("list-type") == ["2"] else "ListObjects"
+    if method == "POST" and "delete" in query:
+        return "DeleteObjects"
+    return {"HEAD": "HeadBucket", "PUT": "CreateBucket", "DELETE": "DeleteBucket"}.get(
+        method, f"{method.title()}Bucket"
+    )
+
+
+def _key_action(method: str, query: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+    if "uploadId" in query:
+        return {
+            "PUT": "UploadPart",
+            "POST": "CompleteMultipartUpload",
+            "DELETE": "AbortMultipartUpload",
+            "GET": "ListParts",
+        }.get(method, "UploadPart")
+    if method == "POST" and "uploads" in query:
+        return "CreateMultipartUpload"
+    for key in ("acl", "tagging", "retention", "legal-hold"):
+        if key in query:
+            suffix = "".join(p.title() for p in key.split("-"))
+            return {"GET": "Get", "PUT": "Put", "DELETE": "Delete"}.get(method, "") + (
+                "Object" + suffix
+            )
+    if method == "PUT" and headers.get("x-amz-copy-source"):
+        return "CopyObject"
+    return {
+        "GET": "GetObject",
+        "HEAD": "HeadObject",
+        "PUT": "PutObject",
+        "DELETE": "DeleteObject",
+    }.get(method, f"{method.title()}Object")
+
+
+def s3_action(method: str, path: str, query_string: str, headers: Mapping[str, str]) -> str:
+    """The S3 API action of a path-style request, e.g. ``GET /b?list-type=2`` -> ListObjectsV2."""
+    query = parse_qs(query_string, keep_blank_values=True)
+    parts = unquote(path).lstrip("/").split("/", 1)
+    if not parts[0]:
+        return "ListBuckets"
+    if len(parts) == 1 or not parts[1]:
+        return _bucket_action(method, query)
+    return _key_action(method, query, headers)
+
+
+def is_s3_request(environ: Mapping[str, Any]) -> bool:
+    """Signed for S3 (SigV4 credential scope ``.../s3/aws4_request``, header or presigned)."""
+    scope = environ.get("HTTP_AUTHORIZATION", "") + environ.get("QUERY_STRING", "")
+    return "/s3/aws4_request" in scope or "%2Fs3%2Faws4_request" in scope

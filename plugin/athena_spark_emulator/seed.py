@@ -1,0 +1,218 @@
+"""Seed the emulator from a YAML/JSON file or a dict: data catalogs, accounts, grants, tables.
+
+Format (``integration_tests/fixtures/two_accounts.yml`` is a full example; the JSON Schema
+is ``seed_schema.json`` next to this module)::
+
+    data_catalogs:                     # Athena data catalogs of the local account
+      - name: partner_catalog
+        type: GLUE                     # GLUE | LAMBDA | HIVE | FEDERATED
+        parameters: {catalog-id: "999999999999"}
+    accounts:
+      "999999999999":                  # quote account ids: YAML would read a number
+        grants: ["123456789012"]       # accounts allowed to read this account's Glue
+        databases:
+          sales:                       # Glue database of that account
+            orders:                    # table: Hive column types, rows in column order
+              columns: {order_id: int, customer: string, amount: double}
+              rows:
+                - [1, "acme", 10.5]
+
+Tables are registered in that account's Glue (moto), their rows written as JSON lines
+under the emulator's local warehouse and mirrored into moto's S3, at ``location`` if given
+(an ``s3://`` URI) or at ``s3://emulator-<account>-<region>/warehouse/<db>/<table>/``.
+Seeding needs no Spark. A seed that breaks the schema raises :class:`SeedError` naming the
+file, the line and the key at fault. The Python API is the same:
+``emulator.register_data_catalog(...)``, ``emulator.catalog.grant(owner, grantee)``,
+``emulator.catalog.create_table(...)``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, Union
+
+from athena_spark_emulator.errors import EmulatorError
+
+SCHEMA_PATH = Path(__file__).with_name("seed_schema.json")
+Spec = Union[str, Path, Dict[str, Any]]
+
+
+class SeedError(EmulatorError, ValueError):
+    """A seed file or dict that does not follow the format; the message says where."""
+
+
+class Seedable(Protocol):  # what apply() needs: an Emulator, without importing it
+    catalog: Any
+
+    def register_data_catalog(
+        self, name: str, catalog_type: str = "GLUE", parameters: Optional[Dict[str, str]] = None
+    ) -> None: ...
+
+
+def schema() -> Dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+class SeedDocument:
+    """A parsed seed with the line of every key and item (for error messages)."""
+
+    def __init__(self, data: Dict[str, Any], source: str, node: Any = None) -> None:
+        self.data = data
+        self.source = source
+        self._node = node  # PyYAML's composed node tree, when read from text
+
+    @classmethod
+    def from_text(cls, text: str, source: str) -> SeedDocument:
+        import yaml  # JSON is read the same way: PyYAML parses it and keeps the lines
+
+        try:
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
+            data = yaml.safe_load(text) if node is not None else {}
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{source}:{mark.line + 1}" if mark is not None else source
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise SeedError(f"{where}: not valid YAML/JSON: {problem}") from None
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise SeedError(f"{source}:1: a seed is a mapping with data_catalogs and accounts")
+        return cls(data, source, node)
+
+    def line_of(self, path: Sequence[Any]) -> Optional[int]:
+        """1-based line of the key (or item) at ``path``; the nearest parent if unknown."""
+        node, line = self._node, None
+        for step in path:
+            if node is None:
+                break
+            line, node = self._child(node, step)
+        if node is not None and line is None:
+            line = node.start_mark.line + 1
+        return line
+
+    @staticmethod
+    def _child(node: Any, step: Any) -> Tuple[Optional[int], Any]:
+        import yaml
+
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if str(key.value) == str(step):
+                    return key.start_mark.line + 1, value
+        if isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+            item = node.value[step]
+            return item.start_mark.line + 1, item
+        return node.start_mark.line + 1, None
+
+    def where(self, path: Sequence[Any]) -> str:
+        line = self.line_of(path)
+        key = ".".join(str(p) for p in path) or "(top level)"
+        location = f"{self.source}:{line}" if line is not None else self.source
+        return f"{location}: {key}"
+
+
+def load(path: Union[str, Path]) -> SeedDocument:
+    """Read and validate a seed file (YAML or JSON)."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SeedError(f"{source}: cannot read the seed file ({exc.strerror})") from None
+    document = SeedDocument.from_text(text, source)
+    validate(document)
+    return document
+
+
+def _error_path(error: Any) -> List[Any]:
+    """The path to point at: the unexpected key itself for additionalProperties."""
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set((error.schema.get("properties") or {}).keys())
+        extra = [k for k in error.instance if k not in allowed]
+        if extra:
+            path.append(extra[0])
+    if "propertyNames" in error.relative_schema_path:
+        path.append(error.instance)
+    return path
+
+
+def _message(error: Any) -> str:
+    if "propertyNames" in error.relative_schema_path:
+        return f"{error.message} (account ids are 12-digit strings: quote them in YAML)"
+    if error.validator == "pattern" and error.schema.get("pattern") == "^[0-9]{12}$":
+        return f"{error.instance!r} is not a 12-digit account id (quote it in YAML)"
+    return error.message
+
+
+def validate(document: SeedDocument) -> None:
+    """Check ``document`` against seed_schema.json, then rows against their columns."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = list(validator.iter_errors(document.data))
+    if errors:
+        # the most specific place first: a misspelt key beats "'columns' is required"
+        error = max(
+            errors, key=lambda e: (len(_error_path(e)), e.validator == "additionalProperties")
+        )
+        path = _error_path(error)
+        more = (
+            f" ({len(errors) - 1} more problem(s) after fixing this one)" if len(errors) > 1 else ""
+        )
+        raise SeedError(f"{document.where(path)}: {_message(error)}{more}")
+    for account, account_spec in (document.data.get("accounts") or {}).items():
+        for database, tables in ((account_spec or {}).get("databases") or {}).items():
+            for table, table_spec in (tables or {}).items():
+                _check_rows(
+                    document, ["accounts", account, "databases", database, table], table_spec
+                )
+
+
+def _check_rows(document: SeedDocument, path: List[Any], table_spec: Dict[str, Any]) -> None:
+    columns = list(table_spec["columns"])
+    for i, row in enumerate(table_spec.get("rows") or []):
+        if isinstance(row, list) and len(row) != len(columns):
+            raise SeedError(
+                f"{document.where([*path, 'rows', i])}: row has {len(row)} value(s) but the "
+                f"table has {len(columns)} column(s) ({', '.join(columns)})"
+            )
+        if isinstance(row, dict):
+            unknown = sorted(set(row) - set(columns))
+            if unknown:
+                raise SeedError(
+                    f"{document.where([*path, 'rows', i])}: unknown column(s) {unknown}; "
+                    f"the table has {', '.join(columns)}"
+                )
+
+
+def apply(emulator: Seedable, spec: Spec) -> Dict[str, Any]:
+    """Validate ``spec`` (a path or a dict) and apply it to a started emulator; returns the dict."""
+    if isinstance(spec, dict):
+        document = SeedDocument(spec, "seed")
+        validate(document)
+    else:
+        document = load(spec)
+    data = document.data
+    for entry in data.get("data_catalogs") or []:
+        parameters = entry.get("parameters")
+        emulator.register_data_catalog(
+            entry["name"],
+            entry.get("type", "GLUE"),
+            {str(k): str(v) for k, v in parameters.items()} if parameters is not None else None,
+        )
+    for account, account_spec in (data.get("accounts") or {}).items():
+        account_spec = account_spec or {}
+        for grantee in account_spec.get("grants") or []:
+            emulator.catalog.grant(account, grantee)
+        for database, tables in (account_spec.get("databases") or {}).items():
+            emulator.catalog.ensure_database(account, str(database))
+            for table, table_spec in (tables or {}).items():
+                emulator.catalog.create_table(
+                    account,
+                    str(database),
+                    str(table),
+                    table_spec["columns"],
+                    table_spec.get("rows") or [],
+                    location=table_spec.get("location"),
+                )
+    return data

@@ -1,0 +1,337 @@
+"""One loopback endpoint that serves every AWS API a ``dbt deps && dbt build`` of an Athena
+project calls: moto's server (Athena SQL, work groups, data catalogs, Glue, S3, STS, IAM)
+plus the Spark Calculation API (``responses.py``, state in ``calculations.py``).
+
+It counts calls per action, S3 included (``emulator.calls["GetDataCatalog"]``,
+``emulator.calls["ListObjectsV2"]``), and can inject latency or AWS errors per action.
+
+Executors: the default ``calculations.completed_without_running`` completes every
+calculation without running it; ``Emulator(executor="spark")`` (or
+``emulator.using_executor("spark")``) runs the code in real local PySpark over the Glue
+catalog of ``catalog.py``. Realism switches, off by default so the instant mode stays
+plain moto: ``glue_owner_routing`` (Glue ``CatalogId`` -> the owner's Glue, with grants) and
+``session_lifecycle`` (sessions CREATING -> IDLE, BUSY while calculating).
+:meth:`Emulator.prepare` creates what a dbt-athena profile needs (buckets, the Spark work
+group with its execution role).
+
+    with Emulator(executor="spark") as emu:
+        emu.prepare()
+        emu.seed("integration_tests/fixtures/two_accounts.yml")
+        env = emu.env()   # AWS_ENDPOINT_URL + dummy credentials for dbt
+
+Several emulators can run in one process; each has its own counters, calculations,
+grants and warehouse, but moto's AWS resources are shared (see ``backend.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import subprocess
+import time
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+
+from athena_spark_emulator.errors import require_extra
+
+require_extra("moto")
+
+import boto3  # noqa: E402
+from moto.moto_server.threaded_moto_server import ThreadedMotoServer  # noqa: E402
+
+from athena_spark_emulator import calculations, hooks, profile, responses  # noqa: E402
+from athena_spark_emulator.backend import EmulatorBackend  # noqa: E402
+from athena_spark_emulator.catalog import Catalog, TableRef  # noqa: E402
+from athena_spark_emulator.constants import (  # noqa: E402
+    ACCESS_KEY,
+    LOCAL_ACCOUNT,
+    REGION,
+    SECRET_KEY,
+)
+from athena_spark_emulator.errors import s3_error  # noqa: E402
+
+ExecutorSpec = Union[str, calculations.Executor, None]
+
+
+class _EmulatorApp:
+    """WSGI middleware in front of moto's app: binds each request to its emulator and
+    counts (and delays, or fails) S3 requests, which bypass moto's ``call_action``."""
+
+    def __init__(self, app: Any, backend: EmulatorBackend) -> None:
+        self.app = app
+        self.backend = backend
+
+    def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
+        with self.backend.bound():
+            if responses.is_s3_request(environ):
+                answer = self._s3(environ)
+                if answer is not None:
+                    status, headers, body = answer
+                    start_response(f"{status} {HTTPStatus(status).phrase}", list(headers.items()))
+                    return [body.encode("utf-8")]
+            return self.app(environ, start_response)
+
+    def _s3(self, environ: Dict[str, Any]) -> Any:
+        headers = {
+            k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")
+        }
+        action = responses.s3_action(
+            environ.get("REQUEST_METHOD", "GET"),
+            environ.get("PATH_INFO", "/"),
+            environ.get("QUERY_STRING", ""),
+            headers,
+        )
+        fault = self.backend.record(action)
+        delay = self.backend.latency.get(action, 0.0)
+        if delay:
+            time.sleep(delay)
+        return s3_error(fault.code, fault.message) if fault is not None else None
+
+
+class Emulator:
+    """Start with ``Emulator().start()``; use as a context manager to stop it."""
+
+    def __init__(
+        self,
+        port: int = 0,
+        executor: ExecutorSpec = None,
+        warehouse: Union[str, Path, None] = None,
+    ) -> None:
+        """``executor``: a callable, ``"spark"`` (real local PySpark, see spark_executor.py)
+        or None for ``calculations.completed_without_running`` (nothing runs).
+        ``warehouse``: the local directory standing for S3 (default: a temporary one)."""
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+        self._owned: List[Any] = []  # executors this emulator created, closed by stop()
+        self.backend = EmulatorBackend(self._make_executor(executor), Catalog(warehouse))
+        self.endpoint_url = ""
+        self.stop_timeout = 120.0  # seconds stop() waits for running calculations
+        self._prepared = False
+        self._started = False
+
+    # -- state, kept in the backend --------------------------------------------------
+    @property
+    def catalog(self) -> Catalog:
+        return self.backend.catalog
+
+    @property
+    def calls(self) -> Any:
+        return self.backend.calls
+
+    @property
+    def latency(self) -> Dict[str, float]:
+        return self.backend.latency
+
+    @property
+    def glue_owner_routing(self) -> bool:
+        return self.backend.glue_owner_routing
+
+    @glue_owner_routing.setter
+    def glue_owner_routing(self, value: bool) -> None:
+        self.backend.glue_owner_routing = bool(value)
+
+    @property
+    def session_lifecycle(self) -> bool:
+        return self.backend.calculations.session_lifecycle
+
+    @session_lifecycle.setter
+    def session_lifecycle(self, value: bool) -> None:
+        self.backend.calculations.session_lifecycle = bool(value)
+
+    @property
+    def executor(self) -> calculations.Executor:
+        return self.backend.executor
+
+    @executor.setter
+    def executor(self, value: ExecutorSpec) -> None:
+        self.set_executor(value)
+
+    @property
+    def submissions(self) -> List[calculations.Calculation]:
+        return self.backend.calculations.submissions
+
+    # -- life cycle ----------------------------------------------------------------
+    def start(self) -> Emulator:
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        hooks.install()
+        self._server.start()
+        inner = self._server._server  # moto's werkzeug server: put our middleware in front
+        inner.app = _EmulatorApp(inner.app, self.backend)
+        host, port = self._server.get_host_and_port()
+        self.endpoint_url = f"http://{host}:{port}"
+        self.backend.register()
+        self._started = True
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, wait for running calculations, stop Spark, remove the directories.
+
+        A calculation still running after ``stop_timeout`` seconds has its Spark jobs
+        cancelled. Spark is stopped only if this emulator started it (``executor="spark"``)
+        and no other executor in the process still uses it. Idempotent.
+        """
+        if not self._started:
+            self.catalog.cleanup()
+            return
+        self._started = False
+        store = self.backend.calculations
+        store.stopping = True
+        try:
+            self._server.stop()
+            if not store.wait(self.stop_timeout):
+                for executor in {id(e): e for e in [self.executor, *self._owned]}.values():
+                    cancel = getattr(executor, "cancel", None)
+                    if cancel is not None:
+                        cancel()
+                store.wait(30)
+            for executor in self._owned:
+                executor.close()
+            self._owned.clear()
+        finally:
+            self.backend.unregister()
+            hooks.uninstall()
+            self.catalog.cleanup()
+
+    def __enter__(self) -> Emulator:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def reset(self) -> None:
+        """Forget all AWS state (moto's, process-wide), counters, faults and calculations.
+
+        What :meth:`prepare` created is created again if it had been called.
+        """
+        import requests
+
+        requests.post(f"{self.endpoint_url}/moto-api/reset", timeout=30)
+        self.backend.reset()
+        if self._prepared:
+            self.prepare()
+
+    def prepare(self, **overrides: Any) -> Emulator:
+        """Create the buckets, the Spark work group (with its execution role) and the IAM
+        role that a dbt-athena profile needs (see ``profile.prepare``). Idempotent."""
+        profile.prepare(self, **overrides)
+        self._prepared = True
+        return self
+
+    # -- executors --------------------------------------------------------------------
+    def _make_executor(self, executor: ExecutorSpec) -> calculations.Executor:
+        if executor is None or executor == "instant":
+            return calculations.completed_without_running
+        if executor == "spark":
+            from athena_spark_emulator.spark_executor import SparkExecutor
+
+            created = SparkExecutor()
+            self._owned.append(created)
+            return created
+        if isinstance(executor, str):
+            raise ValueError(f"unknown executor {executor!r}: use 'instant', 'spark' or a callable")
+        return executor
+
+    def set_executor(self, executor: ExecutorSpec) -> calculations.Executor:
+        """Switch the executor of new calculations; returns the previous one."""
+        previous = self.backend.executor
+        self.backend.executor = self._make_executor(executor)
+        return previous
+
+    @contextlib.contextmanager
+    def using_executor(self, executor: ExecutorSpec) -> Iterator[calculations.Executor]:
+        """``with emulator.using_executor("spark"):`` ... then the previous executor again."""
+        previous = self.set_executor(executor)
+        try:
+            yield self.executor
+        finally:
+            self.set_executor(previous)
+
+    def start_spark(self) -> None:
+        """Start the Spark executor's session now rather than on the first calculation."""
+        warm = getattr(self.executor, "start", None)
+        if warm is not None:
+            warm()
+
+    # -- seeding --------------------------------------------------------------------
+    def register_data_catalog(
+        self, name: str, catalog_type: str = "GLUE", parameters: Optional[Dict[str, str]] = None
+    ) -> None:
+        """Create (or replace) an Athena data catalog in the local account.
+
+        Goes through the real CreateDataCatalog API (counted in ``calls``). The name is
+        stored in lower case, as Athena stores it. moto has no UpdateDataCatalog, so an
+        existing entry is dropped from moto's backend first.
+        """
+        from moto.athena.models import athena_backends
+
+        athena_backends[LOCAL_ACCOUNT][REGION].data_catalogs.pop(name.lower(), None)
+        kwargs: Dict[str, Any] = {"Name": name, "Type": catalog_type}
+        if parameters is not None:
+            kwargs["Parameters"] = parameters
+        self.client("athena").create_data_catalog(**kwargs)
+
+    def seed(self, spec: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
+        """Apply a seed file or dict (see seed.py); returns the spec applied."""
+        from athena_spark_emulator import seed
+
+        return seed.apply(self, spec)
+
+    # -- counting and faults ---------------------------------------------------
+    def reset_counters(self) -> None:
+        with self.backend.lock:
+            self.backend.calls.clear()
+
+    def inject_error(self, action: str, code: str, message: str = "", times: int = 1) -> None:
+        """Answer the next ``times`` calls of ``action`` with AWS error ``code`` (S3 too)."""
+        self.backend.inject(action, code, message or f"{code} (injected)", times)
+
+    # -- clients, environment, dbt --------------------------------------------------
+    def client(self, service: str) -> Any:
+        return boto3.client(
+            service,
+            region_name=REGION,
+            endpoint_url=self.endpoint_url,
+            aws_access_key_id=ACCESS_KEY,
+            aws_secret_access_key=SECRET_KEY,
+        )
+
+    def env(self) -> Dict[str, str]:
+        """Environment variables that point boto3 (and so dbt) at this emulator."""
+        return profile.emulator_env(self.endpoint_url)
+
+    def dbt(
+        self,
+        args: Sequence[str],
+        project_dir: Union[str, Path],
+        profiles_dir: Union[str, Path, None] = None,
+        env: Optional[Dict[str, str]] = None,
+        timeout: int = 900,
+    ) -> subprocess.CompletedProcess:
+        """Run the real ``dbt ARGS`` CLI against this emulator (output captured).
+
+        ``profiles_dir`` defaults to ``project_dir``; its profile reads the endpoint and
+        credentials from ``env_var()`` as integration_tests/profiles.yml does.
+        """
+        project = Path(project_dir)
+        return profile.dbt_cli(
+            list(args),
+            project,
+            Path(profiles_dir) if profiles_dir is not None else project,
+            {**self.env(), **(env or {})},
+            timeout=timeout,
+        )
+
+    def rows(
+        self, schema: str, table: str, account: str = LOCAL_ACCOUNT, order_by: Optional[str] = None
+    ) -> List[Dict[str, Any]]:
+        """The rows of ``account``'s Glue table ``schema.table``, read with local Spark."""
+        from athena_spark_emulator.spark_executor import read_rows
+
+        return read_rows(TableRef(account, schema.lower(), table.lower()), self.catalog, order_by)
+
+    def wait_idle(self, timeout: float = 60) -> None:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if all(c.done.is_set() for c in self.submissions):
+                return
+            time.sleep(0.05)

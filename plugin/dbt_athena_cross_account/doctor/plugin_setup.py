@@ -1,0 +1,42 @@
+"""``setup`` rows: the athena dispatch entry and the plugin version (no AWS call).
+
+The rows for a *missing* plugin come from the macro ``cross_account_doctor``: without the
+plugin none of this Python runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Mapping
+
+from dbt_athena_cross_account import fixes
+from dbt_athena_cross_account.doctor.rows import FAIL, PASS, WARN, Check
+
+KIND = "setup"
+READERS = "{readers} read cross-account catalogs, so `dbt run` fails"
+NO_READERS = "no selected opted-in model reads a cross-account catalog yet"
+DISPATCH_WRONG = (
+    "create_table_as dispatches to package '{winner}', "
+    "so the cross-account get_spark_df is never used ({who})"
+)
+DISPATCH_FIX = "add to {project}/dbt_project.yml:\n{yaml}"
+DISPATCH_OK = "create_table_as dispatches to dbt_athena_cross_account"
+PLUGIN_OK = "dbt-athena-cross-account {version} is installed"
+
+
+def check_setup(setup: Mapping[str, Any]) -> List[Check]:
+    """FAIL when an opted-in model reads a cross-account catalog and dispatch misses us."""
+    rows: List[Check] = []
+    readers = list(setup.get("readers") or [])
+    project = setup.get("project_name") or "<your project>"
+    winner = setup.get("dispatch_package")
+    if winner is not None and winner != fixes.PACKAGE:
+        who = READERS.format(readers=", ".join(readers)) if readers else NO_READERS
+        fix = DISPATCH_FIX.format(project=project, yaml=fixes.dispatch_yaml(project))
+        reason = DISPATCH_WRONG.format(winner=winner, who=who)
+        rows.append(Check(FAIL if readers else WARN, KIND, "dispatch", reason, fix))
+    elif winner is not None:
+        rows.append(Check(PASS, KIND, "dispatch", DISPATCH_OK))
+    if "plugin_version" in setup:
+        reason = PLUGIN_OK.format(version=setup["plugin_version"])
+        rows.append(Check(PASS, KIND, "plugin", reason))
+    return rows

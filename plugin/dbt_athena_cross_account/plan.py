@@ -1,0 +1,214 @@
+"""The read plan of one opted-in Python model: which Spark table each ref/source reads.
+
+Pure; nothing here imports dbt. The package's Jinja hands in every ``ref()``/``source()``
+of the model *as dbt rendered it in this invocation* (``--defer``/``--state``, ``--empty``
+and versioned refs included), and gets back, for each string that the generated
+``get_spark_df`` can receive, the finished Spark table name. The generated code only
+looks names up; it never parses or normalises them, so what was resolved is what is read.
+
+Fail closed: a catalog that cannot be read cross-account stops the model at compile time
+with the reason and the fix, unless the model sets ``spark_cross_account_fallback: local``
+(then a warning, and the local account's table is read, as stock dbt-athena does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from dbt_athena_cross_account.fixes import create_data_catalog, update_data_catalog
+from dbt_athena_cross_account.names import (
+    catalog_key,
+    is_local_catalog,
+    is_s3_tables_catalog,
+    local_table_name,
+    separator_table_name,
+    table_part,
+)
+from dbt_athena_cross_account.resolver import CrossAccountCatalogError, Resolution
+
+FALLBACK_CONFIG = "spark_cross_account_fallback"
+FALLBACK_ERROR = "error"
+FALLBACK_LOCAL = "local"
+FALLBACKS = (FALLBACK_ERROR, FALLBACK_LOCAL)
+
+# ---- messages: one template each, so that every text the README quotes can be found ----
+NOT_READABLE = "dbt_athena_cross_account: model '{model}' reads {label} from catalog '{catalog}', but {reason}. Spark would read the local account's table {local} instead, so the model stops here. Fix: {fix}. To read the local account's table on purpose, set spark_cross_account_fallback: local on the model."
+READ_LOCAL_INSTEAD = "dbt_athena_cross_account: model '{model}' reads {label} from catalog '{catalog}', but {reason}. spark_cross_account_fallback is 'local', so the local account's table {local} is read instead."
+PYTHON_MODEL_ELSEWHERE = "Python model whose database is catalog '{catalog}': dbt-athena writes Python models with Spark's saveAsTable into the local account's Glue catalog, so the table is not in the account that '{catalog}' names"
+WRITES_LOCALLY = "dbt_athena_cross_account: model '{model}' opts in with spark_cross_account_catalog: true and its database is catalog '{catalog}', but dbt-athena writes Python models with Spark's saveAsTable into the local account's Glue catalog, never into another account's, so dbt would record '{catalog}' for a table written to the local account. Fix: set database: awsdatacatalog on the model (its reads stay cross-account). To write to the local account on purpose, set spark_cross_account_fallback: local on the model."
+WRITE_LOCAL_INSTEAD = "dbt_athena_cross_account: model '{model}' has database '{catalog}', but dbt-athena writes Python models into the local account's Glue catalog; spark_cross_account_fallback is 'local', so it is written there."
+DOUBLE_QUOTE_IN_NAME = "dbt_athena_cross_account: model '{model}' reads {label}, whose {part} name {value} contains a double quote (\"). dbt-athena does not escape '\"' when it renders relation names, so Spark would read another table. Fix: rename the {part}, or point the source at a name without '\"'."
+BAD_FALLBACK = "dbt_athena_cross_account: model '{model}' sets spark_cross_account_fallback: {value}, which is not one of 'error' (the default: stop when a catalog cannot be read cross-account) and 'local' (warn, then read the local account's table). Fix: set it to 'error' or 'local'."
+
+FIX_REGISTER = "if '{catalog}' is a typo, correct the database of {label}; otherwise register the owner's Glue catalog in this account and region: {command}"
+FIX_NOT_GLUE = "Spark reads another account's tables only through a GLUE data catalog; register the owner's Glue catalog as one ({command}) and use that catalog in {label}"
+FIX_CATALOG_ID = "{command}"
+FIX_S3_TABLES = "read S3 Tables from a SQL model, or from Spark with an Iceberg catalog set up for S3 Tables in the model's engine_config"
+FIX_PYTHON_MODEL = "set database: awsdatacatalog on that Python model"
+S3_TABLES_REASON = "'{catalog}' is an S3 Tables catalog, which Spark's Glue separator cannot read"
+
+
+@dataclass(frozen=True)
+class Read:
+    """One ``ref()`` or ``source()`` of a model, as dbt rendered it in this invocation."""
+
+    label: str  # how the model names it, e.g. "source('partner', 'orders')"
+    keys: Tuple[str, ...]  # the strings the generated get_spark_df can receive for it
+    catalog: str
+    schema: str
+    table: str
+    empty: bool = False  # dbt --empty: read the schema, no rows
+    python_model: bool = False  # a ref to a Python model (Spark wrote it locally)
+
+    @classmethod
+    def from_mapping(cls, value: Mapping[str, Any]) -> Read:
+        return cls(
+            label=str(value["label"]),
+            keys=tuple(str(k) for k in value["keys"]),
+            catalog=str(value.get("catalog") or ""),
+            schema=str(value.get("schema") or ""),
+            table=str(value.get("table") or ""),
+            empty=bool(value.get("empty")),
+            python_model=bool(value.get("python_model")),
+        )
+
+
+@dataclass
+class ReadPlan:
+    """``tables``: {relation string: {"table", "account", "empty"}}; ``warnings`` to log."""
+
+    tables: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {"tables": self.tables, "warnings": list(self.warnings)}
+
+
+Resolve = Callable[[Iterable[str]], Mapping[str, Resolution]]
+
+
+def _fix_for(resolution: Resolution, read: Read) -> str:
+    name = resolution.name
+    if resolution.catalog_type is None:
+        return FIX_REGISTER.format(
+            catalog=name, label=read.label, command=create_data_catalog(name)
+        )
+    if resolution.malformed:
+        return FIX_CATALOG_ID.format(command=update_data_catalog(name))
+    return FIX_NOT_GLUE.format(command=create_data_catalog("<name>"), label=read.label)
+
+
+def _unreadable(read: Read, resolutions: Mapping[str, Resolution]) -> Optional[Tuple[str, str]]:
+    """``(reason, fix)`` when ``read`` cannot be read cross-account, else None."""
+    catalog = table_part(read.catalog)
+    if read.python_model:
+        return PYTHON_MODEL_ELSEWHERE.format(catalog=catalog), FIX_PYTHON_MODEL
+    if is_s3_tables_catalog(catalog):
+        return S3_TABLES_REASON.format(catalog=catalog), FIX_S3_TABLES
+    resolution = resolutions[catalog_key(catalog)]
+    if resolution.account_id:
+        return None
+    return resolution.reason, _fix_for(resolution, read)
+
+
+def _double_quote_errors(model: str, reads: Sequence[Read]) -> List[str]:
+    errors = []
+    for read in reads:
+        for part, value in (
+            ("catalog", read.catalog),
+            ("schema", read.schema),
+            ("table", read.table),
+        ):
+            if '"' in value:
+                errors.append(
+                    DOUBLE_QUOTE_IN_NAME.format(
+                        model=model, label=read.label, part=part, value=repr(value)
+                    )
+                )
+    return errors
+
+
+def check_fallback(model: str, value: Any) -> str:
+    """The model's ``spark_cross_account_fallback``, validated (None means the default)."""
+    if value is None:
+        return FALLBACK_ERROR
+    if isinstance(value, str) and value.strip().lower() in FALLBACKS:
+        return value.strip().lower()
+    raise CrossAccountCatalogError(BAD_FALLBACK.format(model=model, value=repr(value)))
+
+
+def check_write(model: str, catalog: Optional[str], fallback: str) -> Optional[str]:
+    """A warning when an opted-in Python model's own database is another catalog.
+
+    Raises (fallback ``error``): Spark writes the table into the local account whatever
+    catalog dbt records for it, so reads of it would go to the wrong account.
+    """
+    if not catalog or is_local_catalog(catalog):
+        return None
+    if fallback == FALLBACK_LOCAL:
+        return WRITE_LOCAL_INSTEAD.format(model=model, catalog=table_part(catalog))
+    raise CrossAccountCatalogError(WRITES_LOCALLY.format(model=model, catalog=table_part(catalog)))
+
+
+def build_read_plan(
+    model: str,
+    reads: Iterable[Read],
+    resolve: Resolve,
+    fallback: Any = None,
+    write_catalog: Optional[str] = None,
+) -> ReadPlan:
+    """The read plan of ``model``; raises CrossAccountCatalogError listing every problem.
+
+    ``resolve`` maps catalog names to Resolutions (keyed by ``catalog_key``); it is
+    called once, with the distinct non-local catalogs that need an account id.
+    """
+    reads = list(reads)
+    mode = check_fallback(model, fallback)
+    errors = _double_quote_errors(model, reads)
+    if errors:
+        raise CrossAccountCatalogError("\n".join(errors))
+    plan = ReadPlan()
+    write_warning = check_write(model, write_catalog, mode)
+    if write_warning:
+        plan.warnings.append(write_warning)
+
+    wanted = {
+        catalog_key(r.catalog): table_part(r.catalog)
+        for r in reads
+        if not is_local_catalog(r.catalog)
+        and not r.python_model
+        and not is_s3_tables_catalog(r.catalog)
+    }
+    resolutions = resolve(list(wanted.values())) if wanted else {}
+
+    for read in reads:
+        entry: Dict[str, Any] = {"table": None, "account": None, "empty": read.empty}
+        local = local_table_name(read.schema, read.table)
+        problem = None if is_local_catalog(read.catalog) else _unreadable(read, resolutions)
+        if is_local_catalog(read.catalog):
+            entry["table"] = local
+        elif problem is None:
+            account = resolutions[catalog_key(read.catalog)].account_id
+            entry["account"] = account
+            entry["table"] = separator_table_name(str(account), read.schema, read.table)
+        else:
+            reason, fix = problem
+            fields = dict(
+                model=model,
+                label=read.label,
+                catalog=table_part(read.catalog),
+                reason=reason,
+                local=local,
+                fix=fix,
+            )
+            if mode == FALLBACK_ERROR:
+                errors.append(NOT_READABLE.format(**fields))
+                continue
+            plan.warnings.append(READ_LOCAL_INSTEAD.format(**fields))
+            entry["table"] = local
+        for key in read.keys:
+            plan.tables[key] = entry
+    if errors:
+        raise CrossAccountCatalogError("\n".join(errors))
+    return plan

@@ -1,0 +1,259 @@
+"""The ``athena-spark-emulator`` command and the seed file's JSON Schema, as users run them
+(the installed console script in a subprocess), without Spark."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Dict, Optional
+
+import pytest
+
+from athena_spark_emulator import seed as seed_module
+from athena_spark_emulator.constants import INSTALL_HINT
+from athena_spark_emulator.seed import SeedError
+
+CLI = str(Path(sys.executable).parent / "athena-spark-emulator")
+
+GOOD_SEED = """\
+data_catalogs:
+  - {name: Partner_Catalog, type: GLUE, parameters: {catalog-id: "999999999999"}}
+accounts:
+  "999999999999":
+    grants: ["123456789012"]
+    databases:
+      sales:
+        orders:
+          columns: {order_id: int, amount: double}
+          rows:
+            - [101, 250.0]
+"""
+
+
+def cli(*args: str, env: Optional[Dict[str, str]] = None, timeout: int = 300, cwd=None):
+    base = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    return subprocess.run(
+        [CLI, *args],
+        env={**base, **(env or {})},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def write(tmp_path: Path, text: str, name: str = "seed.yml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (  # a misspelt key: the line and path of that key
+            ("columns: {order_id", "colums: {order_id"),
+            "seed.yml:9: accounts.999999999999.databases.sales.orders.colums: Additional "
+            "properties are not allowed ('colums' was unexpected)",
+        ),
+        (  # an unquoted account id (YAML reads a number)
+            ('"999999999999":', "999999999999:"),
+            "seed.yml:4: accounts.999999999999: 999999999999 is not of type 'string' "
+            "(account ids are 12-digit strings: quote them in YAML)",
+        ),
+        (
+            ('grants: ["123456789012"]', 'grants: ["12345"]'),
+            "seed.yml:5: accounts.999999999999.grants.0: '12345' is not a 12-digit account id",
+        ),
+        (
+            ("type: GLUE", "type: GLEU"),
+            "seed.yml:2: data_catalogs.0.type: 'GLEU' is not one of",
+        ),
+        (
+            ("- [101, 250.0]", "- [101]"),
+            "seed.yml:11: accounts.999999999999.databases.sales.orders.rows.0: row has 1 "
+            "value(s) but the table has 2 column(s) (order_id, amount)",
+        ),
+        (("rows:", "rows: ["), "seed.yml:11: not valid YAML/JSON"),
+    ],
+)
+def test_bad_seed_names_file_line_and_key(tmp_path, change, expected):
+    path = write(tmp_path, GOOD_SEED.replace(*change))
+    with pytest.raises(SeedError) as bad:
+        seed_module.load(path)
+    assert str(bad.value).startswith(str(path.parent) + os.sep + expected), str(bad.value)
+
+
+def test_seed_json_is_validated_too(tmp_path):
+    path = write(
+        tmp_path, '{"accounts": {"999999999999": {"databases": {"s": {"t": {}}}}}}', "s.json"
+    )
+    with pytest.raises(SeedError, match=r"s\.json:1: accounts\.999999999999\.databases\.s\.t: "):
+        seed_module.load(path)
+
+
+def test_the_demo_seed_is_valid_and_the_schema_is_shipped():
+    repo = Path(__file__).resolve().parents[2]
+    assert seed_module.load(repo / "integration_tests" / "fixtures" / "two_accounts.yml").data
+    assert seed_module.schema()["title"] == "athena-spark-emulator seed file"
+
+
+def test_cli_validate_and_errors_are_one_line_with_status_2(tmp_path):
+    good = write(tmp_path, GOOD_SEED)
+    ok = cli("validate", str(good))
+    assert (ok.returncode, ok.stderr) == (0, ""), ok.stderr
+    assert "OK (1 data catalog(s), 1 account(s))" in ok.stdout
+    bad = write(tmp_path, GOOD_SEED.replace("columns:", "colums:"), "bad.yml")
+    for args in (("validate", str(bad)), ("run", "--seed", str(bad), "--", "true")):
+        done = cli(*args)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"athena-spark-emulator: error: {bad}:9: accounts."), done
+        assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_run_without_java_says_what_to_install(tmp_path):
+    seed = write(tmp_path, GOOD_SEED)
+    done = cli(
+        "run",
+        "--seed",
+        str(seed),
+        "--spark",
+        "--",
+        "true",
+        env={"PATH": str(tmp_path), "JAVA_HOME": ""},
+    )
+    assert done.returncode == 2, done.stderr
+    assert "needs Java 17" in done.stderr and "`java` on PATH was not found" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_run_seeds_exports_the_endpoint_and_exits_with_the_commands_status(tmp_path):
+    seed = write(tmp_path, GOOD_SEED)
+    probe = textwrap.dedent(
+        """
+        import os, sys, boto3
+        assert "AWS_PROFILE" not in os.environ
+        athena = boto3.client("athena")  # endpoint, region and keys from the environment
+        catalog = athena.get_data_catalog(Name="PARTNER_CATALOG")["DataCatalog"]
+        work_group = athena.get_work_group(WorkGroup="spark_wg")["WorkGroup"]
+        s3 = boto3.client("s3")
+        buckets = sorted(b["Name"] for b in s3.list_buckets()["Buckets"])  # the local account's
+        partner = s3.list_objects_v2(Bucket="emulator-999999999999-eu-west-1")["KeyCount"]
+        print(catalog["Name"], work_group["Configuration"]["ExecutionRole"], buckets, partner)
+        sys.exit(3)
+        """
+    )
+    done = cli(
+        "run", "--seed", str(seed), "--", sys.executable, "-c", probe, env={"AWS_PROFILE": "real"}
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stdout.split() == [
+        "partner_catalog",
+        "arn:aws:iam::123456789012:role/AthenaSparkExecutionRole",
+        "['dbt-data',",
+        "'dbt-staging']",
+        "1",
+    ]
+    assert "seeding 1 table(s) from" in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "athena-spark-emulator: command exited with 3"
+
+
+def test_serve_prints_exports_and_a_profile_and_stops_on_ctrl_c(tmp_path):
+    serve = subprocess.Popen(
+        [CLI, "serve", "--seed", str(write(tmp_path, GOOD_SEED)), "--profile", "shop"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    lines = []
+    try:
+        for line in serve.stdout:
+            lines.append(line)
+            if line.startswith("# serving until Ctrl-C"):
+                break
+        os.killpg(serve.pid, signal.SIGINT)
+        _, err = serve.communicate(timeout=60)
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+    text = "".join(lines)
+    assert serve.returncode == 0, err
+    assert "export AWS_ENDPOINT_URL=http://127.0.0.1:" in text
+    assert "export AWS_DEFAULT_REGION=eu-west-1" in text and "unset AWS_PROFILE" in text
+    assert "\nshop:\n  target: emulator\n" in text
+    assert "spark_work_group: \"{{ env_var('DBT_SPARK_WORK_GROUP', 'spark_wg') }}\"" in text
+    assert (
+        err.strip().splitlines()[-1]
+        == "athena-spark-emulator: stopped: the emulator removed its files"
+    )
+    assert "Traceback" not in err
+    time.sleep(0.1)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("athena-emulator")]
+
+
+def test_profile_matches_the_integration_tests_profile():
+    repo = Path(__file__).resolve().parents[2]
+    shipped = (repo / "integration_tests" / "profiles.yml").read_text()
+    printed = cli("profile", "integration_tests").stdout
+    assert printed in shipped, printed
+
+
+# ---- the pytest plugin ---------------------------------------------------------------------
+def test_package_and_pytest_plugin_import_nothing_heavy():
+    code = (
+        "import sys, athena_spark_emulator, athena_spark_emulator.pytest_plugin\n"
+        "from athena_spark_emulator import LOCAL_ACCOUNT, REGION\n"
+        "heavy = ('moto', 'pyspark', 'boto3', 'botocore', 'pandas', 'yaml', 'jsonschema', 'dbt')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
+
+
+@pytest.fixture(scope="module")
+def python_without_extra(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An environment with the wheel (and pytest) but without the [emulator] extra: a
+    pip-less venv linking this one's site-packages except moto and pyspark."""
+    import sysconfig
+
+    root = tmp_path_factory.mktemp("venv-no-extra")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    python = root / "bin" / "python"
+    theirs = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig;print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if entry.name.lower().startswith(("moto", "pyspark")):
+            continue
+        if not (theirs / entry.name).exists():
+            (theirs / entry.name).symlink_to(entry)
+    return python
+
+
+def test_without_the_extra_pytest_runs_and_the_fixture_names_the_install_line(
+    python_without_extra, tmp_path
+):
+    (tmp_path / "test_user.py").write_text(
+        "def test_plain():\n    assert True\n\ndef test_with_emulator(athena_emulator):\n    pass\n"
+    )
+    done = subprocess.run(
+        [str(python_without_extra), "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_user.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "1 passed, 1 error" in done.stdout, done.stdout + done.stderr
+    assert INSTALL_HINT in done.stdout and "needs 'moto', which is not installed" in done.stdout

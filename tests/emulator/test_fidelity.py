@@ -1,0 +1,153 @@
+"""The emulator behaves as AWS documents it, where moto alone does not (instant executor:
+no Spark). Each test names the AWS behaviour it checks."""
+
+from __future__ import annotations
+
+import pytest
+from botocore.exceptions import ClientError
+
+from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
+from tests.conftest import SPARK_WORK_GROUP, prepare_base
+
+PARTNER = "999999999999"
+
+
+@pytest.fixture
+def emu(emulator: Emulator) -> Emulator:
+    prepare_base(emulator)
+    emulator.reset_counters()
+    return emulator
+
+
+def test_catalog_names_are_stored_lower_case_and_looked_up_in_any_case(emu):
+    """Athena records data catalog names in lower case; lookups ignore case."""
+    athena = emu.client("athena")
+    athena.create_data_catalog(Name="Vendor_Glue", Type="GLUE", Parameters={"catalog-id": PARTNER})
+    emu.seed({"data_catalogs": [{"name": "Seeded_CATALOG", "parameters": {"catalog-id": PARTNER}}]})
+    names = {c["CatalogName"] for c in athena.list_data_catalogs()["DataCatalogsSummary"]}
+    assert {"vendor_glue", "seeded_catalog"} <= names
+    assert not {"Vendor_Glue", "Seeded_CATALOG"} & names
+    for spelling in ("Vendor_Glue", "vendor_glue", "VENDOR_GLUE"):
+        found = athena.get_data_catalog(Name=spelling)["DataCatalog"]
+        assert (found["Name"], found["Parameters"]) == ("vendor_glue", {"catalog-id": PARTNER})
+    with pytest.raises(ClientError):  # one catalog, whatever the case of the second create
+        athena.create_data_catalog(Name="VENDOR_glue", Type="GLUE")
+
+
+def test_seeded_tables_objects_exist_in_s3_under_their_location(emu, monkeypatch):
+    """A Glue table's data is the S3 objects under its StorageDescriptor.Location."""
+    monkeypatch.setattr(emu, "glue_owner_routing", True)  # Glue CatalogId -> the owner
+    emu.seed(
+        {
+            "accounts": {
+                PARTNER: {
+                    "grants": [LOCAL_ACCOUNT],
+                    "databases": {
+                        "fidelity": {
+                            "orders": {"columns": {"id": "int"}, "rows": [[1], [2]]},
+                            "placed": {
+                                "columns": {"id": "int"},
+                                "rows": [[3]],
+                                "location": "s3://partner-placed-data/some/prefix/",
+                            },
+                        }
+                    },
+                }
+            }
+        }
+    )
+    glue, s3 = emu.client("glue"), emu.client("s3")
+    for table, expected in (("orders", b'{"id": 1}\n{"id": 2}\n'), ("placed", b'{"id": 3}\n')):
+        location = glue.get_table(CatalogId=PARTNER, DatabaseName="fidelity", Name=table)["Table"][
+            "StorageDescriptor"
+        ]["Location"]
+        bucket, _, prefix = location[len("s3://") :].partition("/")
+        listed = s3.list_objects_v2(Bucket=bucket, Prefix=prefix)
+        keys = [o["Key"] for o in listed.get("Contents", [])]
+        assert keys == [prefix.rstrip("/") + "/part-00000.json"], (location, keys)
+        assert s3.get_object(Bucket=bucket, Key=keys[0])["Body"].read() == expected
+    # rows appended later are there too
+    emu.catalog.append_rows(PARTNER, "fidelity", "placed", [[4]])
+    listed = s3.list_objects_v2(Bucket="partner-placed-data", Prefix="some/prefix/")
+    assert [o["Key"] for o in listed["Contents"]] == [
+        "some/prefix/part-00000.json",
+        "some/prefix/part-00001.json",
+    ]
+
+
+def test_spark_work_group_has_an_execution_role_and_sessions_need_one(emu):
+    """Athena for Apache Spark runs sessions as the work group's execution role."""
+    athena, iam = emu.client("athena"), emu.client("iam")
+    config = athena.get_work_group(WorkGroup=SPARK_WORK_GROUP)["WorkGroup"]["Configuration"]
+    role = config.get("ExecutionRole")
+    assert role == f"arn:aws:iam::{LOCAL_ACCOUNT}:role/AthenaSparkExecutionRole"
+    assert iam.get_role(RoleName=role.rsplit("/", 1)[1])["Role"]["Arn"] == role
+    assert athena.start_session(
+        WorkGroup=SPARK_WORK_GROUP, EngineConfiguration={"MaxConcurrentDpus": 2}
+    )["SessionId"]
+
+    athena.create_work_group(
+        Name="spark_without_role",
+        Configuration={"EngineVersion": {"SelectedEngineVersion": "PySpark engine version 3"}},
+    )
+    with pytest.raises(ClientError) as refused:
+        athena.start_session(
+            WorkGroup="spark_without_role", EngineConfiguration={"MaxConcurrentDpus": 2}
+        )
+    assert refused.value.response["Error"]["Code"] == "InvalidRequestException"
+    assert "execution role" in str(refused.value)
+
+
+def test_s3_calls_are_counted_and_can_fail(emu):
+    """Every S3 API call counts under its action name, and injected S3 errors use S3's
+    status codes and error body."""
+    s3 = emu.client("s3")
+    s3.put_object(Bucket="dbt-data", Key="count/a.txt", Body=b"abc")
+    s3.list_objects_v2(Bucket="dbt-data", Prefix="count/")
+    s3.list_objects(Bucket="dbt-data", Prefix="count/")
+    s3.get_object(Bucket="dbt-data", Key="count/a.txt", Range="bytes=0-0")
+    s3.head_object(Bucket="dbt-data", Key="count/a.txt")
+    s3.delete_object(Bucket="dbt-data", Key="count/a.txt")
+    for action in ("PutObject", "ListObjectsV2", "ListObjects", "GetObject", "HeadObject"):
+        assert emu.calls[action] == 1, (action, dict(emu.calls))
+    assert emu.calls["DeleteObject"] == 1
+
+    emu.inject_error("GetObject", "AccessDenied", "Access Denied")
+    s3.put_object(Bucket="dbt-data", Key="count/b.txt", Body=b"x")
+    with pytest.raises(ClientError) as denied:
+        s3.get_object(Bucket="dbt-data", Key="count/b.txt")
+    error = denied.value.response
+    assert (error["Error"]["Code"], error["ResponseMetadata"]["HTTPStatusCode"]) == (
+        "AccessDenied",
+        403,
+    )
+    assert s3.get_object(Bucket="dbt-data", Key="count/b.txt")["Body"].read() == b"x"
+    assert emu.calls["GetObject"] == 3
+
+
+def test_two_emulators_in_one_process_keep_their_own_counters_and_grants(emu):
+    """One emulator per process is not a limit any more."""
+    with Emulator() as second:
+        second.client("athena").list_data_catalogs()
+        second.catalog.grant(PARTNER, "111111111111")
+        emu.client("athena").list_work_groups()
+        assert second.calls["ListDataCatalogs"] == 1 and second.calls["ListWorkGroups"] == 0
+        assert emu.calls["ListWorkGroups"] == 1 and emu.calls["ListDataCatalogs"] == 0
+        assert "111111111111" not in emu.catalog.grants.get(PARTNER, set())
+        warehouse = second.catalog.warehouse
+        assert warehouse != emu.catalog.warehouse
+    assert not warehouse.exists()
+    # the first emulator still serves, with its hooks in place
+    emu.client("athena").list_work_groups()
+    assert emu.calls["ListWorkGroups"] == 2
+
+
+def test_module_level_names_of_earlier_versions_still_read_the_running_emulator(emu):
+    """sql.APPLIED/SEEN/FAILURES, calculations.STORE and catalog.CATALOG moved into the
+    emulator's backend; the old names stay as read-only aliases."""
+    from athena_spark_emulator import calculations, catalog, sql
+
+    assert calculations.STORE is emu.backend.calculations
+    assert catalog.CATALOG is emu.catalog
+    assert sql.APPLIED is emu.backend.sql.applied and sql.SEEN is emu.backend.sql.seen
+    assert sql.FAILURES is emu.backend.sql.failures

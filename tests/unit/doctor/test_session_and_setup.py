@@ -1,0 +1,53 @@
+"""session (each Python model's engine_config) and setup (dispatch, plugin): no AWS call."""
+
+from __future__ import annotations
+
+import pytest
+
+from dbt_athena_cross_account.doctor.plugin_setup import check_setup
+from dbt_athena_cross_account.doctor.rows import FAIL, PASS, WARN, ModelFacts
+from dbt_athena_cross_account.doctor.session import (
+    CATALOG_ID_PROPERTY,
+    SEPARATOR_PROPERTY,
+    check_session,
+)
+from tests.unit.doctor.helpers import only
+
+
+def test_catalogid_property_fails_for_any_python_model():
+    rows = check_session(
+        [
+            ModelFacts("model.p.bad", False, {CATALOG_ID_PROPERTY: "999999999999"}),
+            ModelFacts("model.p.plain", False, {}),
+        ]
+    )
+    assert [(r.status, r.subject) for r in rows] == [(FAIL, "model.p.bad")]
+    assert "read AND write" in rows[0].reason
+    assert "remove spark.hadoop.hive.metastore.glue.catalogid" in rows[0].fix
+
+
+@pytest.mark.parametrize("value", ["", None, ":"])
+def test_opted_in_model_overriding_separator_warns(value):
+    rows = check_session([ModelFacts("model.p.m", True, {SEPARATOR_PROPERTY: value})])
+    assert [(r.status, r.kind) for r in rows] == [(WARN, "session")]
+    assert f"remove {SEPARATOR_PROPERTY}" in rows[0].fix
+
+
+def test_opted_in_model_with_clean_properties_passes():
+    rows = check_session([ModelFacts("model.p.m", True, {SEPARATOR_PROPERTY: "/"})])
+    assert [(r.status, r.subject) for r in rows] == [(PASS, "model.p.m")]
+
+
+@pytest.mark.parametrize(("readers", "status"), [(["model.p.m"], FAIL), ([], WARN)])
+def test_missing_dispatch_entry(readers, status):
+    rows = check_setup({"dispatch_package": "dbt", "readers": readers, "project_name": "p"})
+    row = only(rows, "setup", "dispatch")
+    assert row.status == status
+    assert "search_order: ['p', 'dbt_athena_cross_account', 'dbt']" in row.fix
+
+
+def test_good_setup_passes():
+    rows = check_setup(
+        {"plugin": True, "plugin_version": "0.1.0", "dispatch_package": "dbt_athena_cross_account"}
+    )
+    assert [(r.status, r.subject) for r in rows] == [(PASS, "dispatch"), (PASS, "plugin")]

@@ -1,0 +1,160 @@
+"""The read plan (plan.py) without dbt: what each ref/source reads, and fail-closed errors."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Dict, Iterable, List, Mapping, Optional
+
+import pytest
+
+from dbt_athena_cross_account.fixes import create_data_catalog
+from dbt_athena_cross_account.plan import Read, build_read_plan, check_fallback
+from dbt_athena_cross_account.resolver import (
+    CrossAccountCatalogError,
+    Resolution,
+    catalog_key,
+    classify,
+    default_catalog_id,
+)
+
+CATALOGS: Dict[str, Optional[dict]] = {
+    "partner_catalog": {"Type": "GLUE", "Parameters": {"catalog-id": "999999999999"}},
+    "supplier_catalog": {"Type": "GLUE", "Parameters": {"catalog-id": "777777777777"}},
+    "lambda_catalog": {"Type": "LAMBDA", "Parameters": {"function": "arn:aws:lambda:f"}},
+    "s3t_like": {"Type": "GLUE", "Parameters": {"catalog-id": "1:s3tablescatalog/b"}},
+}
+
+
+class Resolver:
+    def __init__(self) -> None:
+        self.calls: List[List[str]] = []
+
+    def __call__(self, names: Iterable[str]) -> Dict[str, Resolution]:
+        names = list(names)
+        self.calls.append(names)
+        return {
+            catalog_key(n): classify(n, CATALOGS.get(catalog_key(n)), default_catalog_id)
+            for n in names
+        }
+
+
+def read(catalog: str, schema: str = "sales", table: str = "orders", **kw: object) -> Read:
+    key = f'"{catalog}"."{schema}"."{table}"'
+    return Read(f"source('{catalog}', '{table}')", (key,), catalog, schema, table, **kw)  # type: ignore[arg-type]
+
+
+def tables(plan) -> Mapping[str, str]:
+    return {key: entry["table"] for key, entry in plan.tables.items()}
+
+
+def test_two_owner_catalogs_and_a_local_one_in_one_model_one_lookup_each():
+    resolver = Resolver()
+    reads = [read("partner_catalog"), read("Supplier_Catalog"), read("awsdatacatalog")]
+    plan = build_read_plan("model.p.m", reads, resolver)
+    assert tables(plan) == {
+        '"partner_catalog"."sales"."orders"': "`999999999999/sales`.`orders`",
+        '"Supplier_Catalog"."sales"."orders"': "`777777777777/sales`.`orders`",
+        '"awsdatacatalog"."sales"."orders"': "`sales`.`orders`",
+    }
+    assert [sorted(c) for c in resolver.calls] == [["Supplier_Catalog", "partner_catalog"]]
+    assert plan.warnings == []
+
+
+def test_only_local_reads_make_no_lookup():
+    resolver = Resolver()
+    plan = build_read_plan("m", [read("AwsDataCatalog")], resolver)
+    assert resolver.calls == [] and tables(plan) == {
+        '"AwsDataCatalog"."sales"."orders"': "`sales`.`orders`"
+    }
+
+
+@pytest.mark.parametrize(
+    "catalog, reason, fix",
+    [
+        (
+            "partner_catalgo",
+            "'partner_catalgo' is not registered as an Athena data catalog",
+            "if 'partner_catalgo' is a typo, correct the database of source('partner_catalgo', 'orders')",
+        ),
+        (
+            "lambda_catalog",
+            "'lambda_catalog' is a LAMBDA data catalog",
+            "only through a GLUE data catalog",
+        ),
+        (
+            "s3t_like",
+            "has catalog-id '1:s3tablescatalog/b'",
+            "aws athena update-data-catalog --name s3t_like",
+        ),
+        ("s3tablescatalog/bucket", "is an S3 Tables catalog", "read S3 Tables from a SQL model"),
+    ],
+)
+def test_a_catalog_that_cannot_be_read_cross_account_stops_the_model(catalog, reason, fix):
+    with pytest.raises(CrossAccountCatalogError) as info:
+        build_read_plan("model.p.m", [read(catalog), read("partner_catalog")], Resolver())
+    message = str(info.value)
+    assert (
+        f"model 'model.p.m' reads source('{catalog}', 'orders') from catalog '{catalog}'" in message
+    )
+    assert reason in message and fix in message
+    assert "Spark would read the local account's table `sales`.`orders` instead" in message
+    assert "set spark_cross_account_fallback: local on the model" in message
+
+
+def test_fallback_local_warns_and_reads_the_local_table():
+    plan = build_read_plan(
+        "model.p.m", [read("partner_catalgo"), read("partner_catalog")], Resolver(), "local"
+    )
+    assert tables(plan) == {
+        '"partner_catalgo"."sales"."orders"': "`sales`.`orders`",
+        '"partner_catalog"."sales"."orders"': "`999999999999/sales`.`orders`",
+    }
+    (warning,) = plan.warnings
+    assert "spark_cross_account_fallback is 'local', so the local account's table" in warning
+
+
+def test_every_problem_of_a_model_is_listed_at_once():
+    with pytest.raises(CrossAccountCatalogError) as info:
+        build_read_plan("m", [read("nope_a"), read("nope_b", table="t")], Resolver())
+    assert "'nope_a'" in str(info.value) and "'nope_b'" in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["warn", "LOCAL ", 1, True])
+def test_the_fallback_is_validated(value):
+    if value == "LOCAL ":
+        assert check_fallback("m", value) == "local"
+        return
+    with pytest.raises(CrossAccountCatalogError) as info:
+        check_fallback("model.p.m", value)
+    assert f"sets spark_cross_account_fallback: {value!r}, which is not one of 'error'" in str(
+        info.value
+    )
+
+
+def test_a_python_model_in_another_catalog_cannot_be_written_there():
+    with pytest.raises(CrossAccountCatalogError) as info:
+        build_read_plan("model.p.w", [], Resolver(), write_catalog="partner_catalog")
+    assert "its database is catalog 'partner_catalog'" in str(info.value)
+    assert "Fix: set database: awsdatacatalog on the model" in str(info.value)
+    plan = build_read_plan("model.p.w", [], Resolver(), "local", write_catalog="partner_catalog")
+    assert "so it is written there" in plan.warnings[0]
+    assert build_read_plan("m", [], Resolver(), write_catalog="AwsDataCatalog").warnings == []
+
+
+def test_a_ref_to_a_python_model_in_another_catalog_is_not_looked_up_there():
+    resolver = Resolver()
+    up = read("partner_catalog", python_model=True)
+    with pytest.raises(CrossAccountCatalogError) as info:
+        build_read_plan("model.p.m", [up], resolver)
+    assert "Python model whose database is catalog 'partner_catalog'" in str(info.value)
+    assert resolver.calls == []
+    plan = build_read_plan("model.p.m", [up], resolver, "local")
+    assert tables(plan) == {up.keys[0]: "`sales`.`orders`"}
+
+
+def test_fix_commands_are_shell_quoted():
+    command = create_data_catalog("partner $(touch owned) x")
+    assert shlex.split(command)[4] == "partner $(touch owned) x"
+    with pytest.raises(CrossAccountCatalogError) as info:
+        build_read_plan("m", [read("partner $(touch owned) x")], Resolver())
+    assert "--name 'partner $(touch owned) x'" in str(info.value)

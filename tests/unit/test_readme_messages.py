@@ -1,0 +1,128 @@
+"""Every message the README quotes can be found with grep in the code that prints it.
+
+The README's troubleshooting table is keyed on message text ("Message contains"), and its
+doctor section shows a sample report. A maintainer who greps for a phrase from either must
+land on the line that prints it, so each phrase has to stand on one source line: one
+literal or one module-level template, never a string that a formatter split mid-phrase.
+
+A quoted message mixes fixed words with values (names, ARNs, account ids, error codes) and
+the README's own `...`/`N` ellipses. The test splits it into phrases at those values and
+looks for every phrase of three or more words, verbatim, in plugin/ and macros/.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, List
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+SOURCES = sorted(
+    [*(REPO_ROOT / "plugin").rglob("*.py"), *(REPO_ROOT / "macros").glob("*.sql")],
+)
+SOURCE_TEXT = "\n".join(path.read_text(encoding="utf-8") for path in SOURCES)
+
+# Rows of the "Message contains" column that quote messages this repository does not print.
+NOT_OURS = {
+    "Spark": "Spark's own errors, raised inside the Spark session",
+    "CustomKeyInConfigDeprecation": "dbt-core's own deprecation warning",
+}
+# A word that is a value (or the README's ellipsis), not part of a phrase: names, ARNs,
+# numbers, quoted values, AWS error codes (CamelCase), parenthesised asides, the README's N.
+_VALUE = re.compile(r"""[0-9/=_.:"<>\[\]{}$*@`]|^'|'$|^N$|^\(|\)$""")
+_ERROR_CODE = re.compile(r"^[A-Z][a-z]+[A-Z]")
+_ENUM_VALUE = re.compile(r"^[A-Z]{4,}$")  # LAMBDA, GLUE, FAIL: a value, unlike IAM or KMS
+_EDGE_PUNCTUATION = ",;:"
+# A shell command in a message (`aws athena create-data-catalog --region ...`) is built word
+# by word and quoted; what a maintainer greps for is its operation.
+_AWS_COMMAND = re.compile(r"\baws [a-z0-9-]+ ([a-z0-9-]+)[^;)]*")
+
+
+def phrases(message: str, min_words: int = 3, codes_are_values: bool = True) -> List[str]:
+    """The runs of at least ``min_words`` plain words in ``message``, split at values."""
+    found, run = [], []
+    for word in _AWS_COMMAND.sub(" $ ", message).split():
+        bare = word.rstrip(_EDGE_PUNCTUATION)
+        code = codes_are_values and _ERROR_CODE.search(bare)
+        if not bare or code or _VALUE.search(bare) or _ENUM_VALUE.match(bare):
+            found.append(run)
+            run = []
+            continue
+        run.append(bare)
+        if bare != word:  # "readable:" ends a phrase; the next one starts after it
+            found.append(run)
+            run = []
+    found.append(run)
+    return [" ".join(words) for words in found if len(words) >= min_words]
+
+
+# README rows whose message is printed by code another change is rewriting; strict, so the
+# mark has to go once the message is one greppable template.
+
+
+def troubleshooting_messages() -> List[Any]:
+    table = README.split("| Message contains |", 1)[1].split("\n\n", 1)[0]
+    messages = []
+    for line in table.splitlines()[2:]:
+        cell = line.split("|")[1].strip()
+        if any(cell.startswith(prefix) or prefix in cell for prefix in NOT_OURS):
+            continue
+        for message in re.findall(r"`([^`]+)`", cell):
+            messages.append(pytest.param(message, id=message))
+    return messages
+
+
+def sample_report_lines() -> List[str]:
+    """Each line of the README's sample doctor report, as the doctor prints it: status,
+    check and subject columns removed; policy documents are abbreviated there, so left out."""
+    block = README.split("```\ncross_account_doctor report\n", 1)[1].split("```", 1)[0]
+    lines = []
+    for line in block.splitlines():
+        text = line.strip()
+        if not text or text.startswith(("{", "STATUS", "---")):
+            continue
+        row = re.match(r"^(PASS|WARN|FAIL)\s+\S+\s+\S+\s+(.*)$", text)
+        lines.append(row.group(2) if row else re.sub(r"^fix:\s*", "", text))
+    return lines
+
+
+def commands(message: str) -> List[str]:
+    """The AWS CLI operations (``create-data-catalog``) of the commands in ``message``."""
+    return _AWS_COMMAND.findall(message)
+
+
+def test_the_readme_quotes_messages():
+    """The extraction finds what it is meant to find (so the tests below cannot pass empty)."""
+    assert len(troubleshooting_messages()) >= 7
+    assert len(sample_report_lines()) >= 12
+    assert phrases(
+        "glue:GetDatabase on database 'hr' in account 999999999999 was denied "
+        "(AccessDeniedException: ...); both the owner's Glue resource policy and your IAM "
+        "policy must allow it"
+    ) == ["both the owner's Glue resource policy and your IAM policy must allow it"]
+    fix = "register it: aws athena create-data-catalog --region eu-west-1 --name x; then retry"
+    assert phrases(fix, 1) == ["register it", "then retry"]
+    assert commands(fix) == ["create-data-catalog"]
+
+
+@pytest.mark.parametrize("message", troubleshooting_messages())
+def test_troubleshooting_message_is_in_the_source(message):
+    # a short message ("failed with ExpiredToken") is found by its shorter phrases, or
+    # with its error code ("AccessDenied calling ...")
+    candidates = (
+        phrases(message)
+        or phrases(message, 2)
+        or phrases(message, 2, codes_are_values=False)
+        or [message]
+    )
+    for phrase in candidates:
+        assert phrase in SOURCE_TEXT, f"README troubleshooting row {message!r}: {phrase!r}"
+
+
+@pytest.mark.parametrize("line", sample_report_lines())
+def test_sample_report_line_is_in_the_source(line):
+    for phrase in phrases(line) + commands(line):
+        assert phrase in SOURCE_TEXT, f"README sample report line {line!r}: {phrase!r}"
