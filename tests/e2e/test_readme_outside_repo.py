@@ -42,9 +42,9 @@ pytestmark = [
     # The new venv resolves the newest dbt-core/dbt-athena whatever this leg's versions, so
     # CI runs it once, in the leg with the newest dbt-core (it takes minutes).
     pytest.mark.skipif(
-        _dbt_core_version() < (1, 11),
+        _dbt_core_version() < (1, 12),
         reason="version-gated: the e2e venv installs the newest dbt-core in every leg; "
-        "it runs in the dbt-core 1.11 leg",
+        "it runs in the dbt-core 1.12 leg",
     ),
 ]
 
