@@ -26,7 +26,10 @@ DIST   := build/dist-$(subst .,,$(notdir $(VENV)))
 # mypy is kept on 1.19.x so that every leg's venv (dbt-core 1.11 pins pathspec<0.13, which
 # mypy 2 does not accept) type-checks with the same mypy. The boto3-stubs extras are the
 # AWS services the plugin calls; the types- packages are stubs for what the emulator imports.
-TEST_DEPS := "pytest>=8" "hypothesis>=6.100" "moto[server]>=5.0" "pyspark==3.5.*" "pandas>=2" \
+# Every package of pyproject's [emulator] and [test] extras, plus the lint tools
+# (tests/packaging/test_dev_deps.py checks that none is missing).
+TEST_DEPS := "pytest>=8" "hypothesis>=6.100" "moto[server]>=5.2" "pyspark==3.5.*" "pandas>=2" \
+             "pyarrow>=14" "pyyaml>=6" "jsonschema>=4.18" "requests>=2.28" \
              "dbt-tests-adapter>=1.10" "build>=1.0" "hatchling>=1.18" "ruff>=0.5" \
              "mypy~=1.19.0" "boto3-stubs[athena,glue,s3,sts]>=1.28" "types-PyYAML" "types-jsonschema"
 # The emulator (athena_spark_emulator) is imported from the installed wheel, like the
