@@ -24,6 +24,7 @@ SPECS  := $(VENV)/.dbt-specs.txt
 # One build directory per venv, so parallel `make test` runs of different legs never share it.
 DIST   := build/dist-$(subst .,,$(notdir $(VENV)))
 TEST_DEPS := "pytest>=8" "hypothesis>=6.100" "moto[server]>=5.0" "pyspark==3.5.*" "pandas>=2" \
+             "pyiceberg[glue,pyarrow]>=0.12" \
              "dbt-tests-adapter>=1.10" "build>=1.0" "hatchling>=1.18" "ruff>=0.5"
 # The emulator (athena_spark_emulator) is imported from the installed wheel, like the
 # plugin: after changing it, `make install` (every target below does) before running pytest.

@@ -67,7 +67,7 @@ def _cross_account_error(read, table_format, error):
     text = str(error)
     for rule in read.get("errors") or []:
         if rule["format"] in (None, table_format) and any(m in text for m in rule["markers"]):
-            said = [line.strip() for line in text.splitlines() if line.strip()]
+            said = [line.strip(" :") for line in text.splitlines() if line.strip(" :")]
             said = [line for line in said if not line.startswith("An error occurred while calling")]
             return CrossAccountReadError(rule["message"] + ("\nSpark: " + said[0][:600] if said else ""))
     return None

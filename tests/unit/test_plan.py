@@ -235,7 +235,11 @@ def test_iceberg_classes_missing_says_how_to_enable_them():
     [rule] = [r for r in entry["errors"] if "Cannot find catalog plugin class" in r["markers"]]
     assert rule["format"] == "iceberg"
     assert "set table_type: iceberg on the model" in rule["message"]
-    assert "spark.sql.extensions: org.apache.iceberg.spark.extensions" in rule["message"]
+    assert (
+        '{"SparkProperties": {"spark.sql.catalog.spark_catalog": '
+        '"org.apache.iceberg.spark.SparkSessionCatalog"'
+    ) in rule["message"]
+    assert '"spark.sql.extensions": "org.apache.iceberg.spark.extensions' in rule["message"]
 
 
 def test_an_override_applies_to_every_read_of_the_same_relation():
