@@ -290,10 +290,10 @@ def runtime_detection(account_id: str, schema: str, table: str) -> Dict[str, Any
 
 
 # ---- errors raised inside Spark, re-raised with what to do --------------------------------
-READ_DENIED = "dbt_athena_cross_account: {label} could not be read: Glue denied the Spark execution role access to account {account}, database '{database}', table '{table}'. The owner's Glue resource policy and the execution role's IAM policy must both allow glue:GetTable (and the S3 reads of the table's files). Run `dbt run-operation cross_account_doctor` to check both; it prints the policies filled in."
+READ_DENIED = "dbt_athena_cross_account: {label} could not be read: Glue denied the work group's execution role access to account {account}, database '{database}', table '{table}'. The owner's Glue resource policy and the execution role's IAM policy must both allow glue:GetTable (and the S3 reads of the table's files). Run `dbt run-operation cross_account_doctor` to check both; it prints the policies filled in."
 READ_NOT_FOUND = "dbt_athena_cross_account: {label} could not be read: account {account} has no table '{table}' in database '{database}' in its Glue catalog in this region. Check the source's schema and identifier with the owner, and that the model keeps spark.hadoop.aws.glue.catalog.separator: '/'. Run `dbt run-operation cross_account_doctor` to check them."
 ICEBERG_NOT_FOUND = "dbt_athena_cross_account: {label} could not be read through the Iceberg catalog of account {account}: no Iceberg table '{table}' in database '{database}' (a Glue table that is not Iceberg is not found either; if the source sets meta {key}: iceberg, check it). Run `dbt run-operation cross_account_doctor` to check the table."
-ICEBERG_CLASSES_MISSING = "dbt_athena_cross_account: {label} is an Iceberg table (account {account}, database '{database}', table '{table}'), but this Spark session has no Iceberg classes to read it with. Fix: set table_type: iceberg on the model, or add Iceberg's Spark properties to its engine_config: {properties}."
+ICEBERG_CLASSES_MISSING = "dbt_athena_cross_account: {label} is an Iceberg table (account {account}, database '{database}', table '{table}'), but the model's session has no Iceberg classes to read it with. Fix: set table_type: iceberg on the model, or add Iceberg's Spark properties to its engine_config: {properties}."
 
 DENIED_MARKERS = ("AccessDeniedException", "is not authorized to perform: glue:")
 NOT_FOUND_MARKERS = (

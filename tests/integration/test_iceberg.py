@@ -236,7 +236,7 @@ def test_no_grant_names_the_owner_table_and_the_doctor(run):
     output, codes = run
     assert codes["no_grant"].state == "FAILED"
     assert (
-        f"Glue denied the Spark execution role access to account {RESTRICTED}, database 'sales', "
+        f"Glue denied the work group's execution role access to account {RESTRICTED}, database 'sales', "
         "table 'orders'"
     ) in output
     assert "dbt run-operation cross_account_doctor" in output
@@ -248,7 +248,7 @@ def test_missing_iceberg_classes_say_how_to_enable_them(run):
     assert codes["no_iceberg_classes"].state == "FAILED"
     assert (
         f"source('partner', 'orders') is an Iceberg table (account {PARTNER}, database 'sales', "
-        "table 'orders'), but this Spark session has no Iceberg classes"
+        "table 'orders'), but the model's session has no Iceberg classes"
     ) in output
     assert "Fix: set table_type: iceberg on the model" in output
     assert "Cannot find catalog plugin class" in output  # real Spark's own error, chained

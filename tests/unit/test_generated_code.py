@@ -403,9 +403,9 @@ NO_CLASSES = Exception(
 @pytest.mark.parametrize(
     "table_format, failures, lookup, words",
     [
-        ("hive", {SEPARATOR_NAME: DENIED}, None, "Glue denied the Spark execution role access"),
-        (None, {}, DENIED, "Glue denied the Spark execution role access"),
-        ("iceberg", {ICEBERG_NAME: DENIED}, None, "Glue denied the Spark execution role access"),
+        ("hive", {SEPARATOR_NAME: DENIED}, None, "Glue denied the work group's execution role access"),
+        (None, {}, DENIED, "Glue denied the work group's execution role access"),
+        ("iceberg", {ICEBERG_NAME: DENIED}, None, "Glue denied the work group's execution role access"),
         ("hive", {SEPARATOR_NAME: NOT_FOUND}, None, "has no table 'orders' in database 'sales'"),
         ("iceberg", {ICEBERG_NAME: NOT_FOUND}, None, "no Iceberg table 'orders'"),
         ("iceberg", {ICEBERG_NAME: NO_CLASSES}, None, "set table_type: iceberg on the model"),
