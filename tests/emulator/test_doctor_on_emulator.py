@@ -267,7 +267,8 @@ def spark_written(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, object]
     seed["data_catalogs"].append(
         {"name": "self_catalog", "type": "GLUE", "parameters": {"catalog-id": "123456789012"}}
     )
-    (root / "seed.yml").write_text(yaml.safe_dump(seed))
+    # sort_keys=False: a table's columns keep their order (its rows are positional)
+    (root / "seed.yml").write_text(yaml.safe_dump(seed, sort_keys=False))
     (root / "driver.py").write_text(SPARK_DRIVER)
     env = {
         "DBT_PROFILES_DIR": str(project),
