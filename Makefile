@@ -1,20 +1,19 @@
-# One task runner for the project. Every target works on a fresh machine with Python 3.9+
-# and Java 17: it creates its own virtualenv and installs the plugin from its built wheel
+# One task runner for the project; `make help` lists the targets (from their `##` comments).
+# Every target works on a fresh machine with Python 3.9+ and Java 17: it creates its own
+# virtualenv (dbt-core and dbt-athena installed by scripts/install_dbt.py, which also installs
+# dbt-core 1.12 where plain pip cannot) and installs the plugin from its built wheel
 # (non-editable, the way users install it, so dbt's plugin discovery is really exercised).
-#
-#   make test      every test (unit, packaging, generated-code, dbt CLI, emulator end-to-end)
-#   make matrix    what CI runs (.ci/run): `make test` in two fresh venvs, lowest and newest dbt
-#   make versions  the exact versions installed in $(VENV)
-#   make demo      the main job: dbt deps + dbt run on integration_tests/ against the local emulator
-#
-# Override the tested versions, e.g. the lowest supported leg:
-#   make test VENV=.venv-min DBT_CORE_SPEC='dbt-core~=1.9.0' DBT_ATHENA_SPEC='dbt-athena~=1.9.0'
 
+## Overrides, e.g. the lowest supported leg:
+##   make test VENV=.venv-min DBT_CORE_SPEC='dbt-core~=1.9.0' DBT_ATHENA_SPEC='dbt-athena~=1.9.0'
+##   PYTHON           interpreter that creates the venv (python3)
+##   VENV             the virtualenv to use (.venv)
+##   DBT_CORE_SPEC    dbt-core to test (newest release, today 1.12.x)
+##   DBT_ATHENA_SPEC  dbt-athena to test (newest release)
+##   PYTEST_ARGS      extra pytest arguments, e.g. PYTEST_ARGS='-k doctor -x'
 PYTHON          ?= python3
 VENV            ?= .venv
-# dbt-core 1.12 is not excluded by the package (see pyproject.toml); it cannot be installed
-# on the CI machines (a dependency downloads a binary at install time), so it is untested.
-DBT_CORE_SPEC   ?= dbt-core>=1.9,<1.12
+DBT_CORE_SPEC   ?= dbt-core>=1.9
 DBT_ATHENA_SPEC ?= dbt-athena>=1.9
 PYTEST_ARGS     ?=
 
@@ -23,65 +22,76 @@ STAMP  := $(VENV)/.deps-installed
 SPECS  := $(VENV)/.dbt-specs.txt
 # One build directory per venv, so parallel `make test` runs of different legs never share it.
 DIST   := build/dist-$(subst .,,$(notdir $(VENV)))
-TEST_DEPS := "pytest>=8" "hypothesis>=6.100" "moto[server]>=5.0" "pyspark==3.5.*" "pandas>=2" \
-             "pyiceberg[glue,pyarrow]>=0.12" \
-             "dbt-tests-adapter>=1.10" "build>=1.0" "hatchling>=1.18" "ruff>=0.5"
+# Test and lint tools. None may depend on dbt-core (scripts/install_dbt.py says why).
+# mypy is kept on 1.19.x so that every leg's venv (dbt-core 1.11 pins pathspec<0.13, which
+# mypy 2 does not accept) type-checks with the same mypy. The boto3-stubs extras are the
+# AWS services the plugin calls; the types- packages are stubs for what the emulator imports.
+# Every package of pyproject's [emulator] and [test] extras, plus the lint tools
+# (tests/packaging/test_dev_deps.py checks that none is missing).
+TEST_DEPS := "pytest>=8" "hypothesis>=6.100" "moto[server]>=5.2" "pyspark==3.5.*" "pandas>=2" \
+             "pyarrow>=18" "pyiceberg[glue,pyarrow]>=0.12" "pyyaml>=6" "jsonschema>=4.18" "requests>=2.28" \
+             "dbt-tests-adapter>=1.10" "build>=1.0" "hatchling>=1.18" "ruff>=0.5" \
+             "mypy~=1.19.0" "boto3-stubs[athena,glue,s3,sts]>=1.28" "types-PyYAML" "types-jsonschema"
 # The emulator (athena_spark_emulator) is imported from the installed wheel, like the
 # plugin: after changing it, `make install` (every target below does) before running pytest.
 
 .PHONY: help venv wheel install test unit lint matrix versions demo bench clean FORCE
 
-help:
-	@sed -n '2,12p' Makefile
+help: ## this list
+	@echo "make TARGET [OVERRIDES]"
+	@awk 'BEGIN { FS = ":.*## " } /^[a-z][a-z_-]*:.*## / { printf "  make %-9s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@sed -n 's/^## \{0,1\}//p' $(MAKEFILE_LIST)
 
-# The dbt specs are also a pip constraints file, so no test dependency (dbt-tests-adapter,
-# moto, ...) can move dbt-core or dbt-athena out of the leg's range. Rewritten only when the
-# specs change, which then reinstalls.
+# The dbt specs, rewritten only when they change (which then reinstalls).
 $(SPECS): FORCE
 	@mkdir -p $(VENV)
 	@printf '%s\n' "$(DBT_CORE_SPEC)" "$(DBT_ATHENA_SPEC)" > $(SPECS).new
 	@if cmp -s $(SPECS).new $(SPECS); then rm -f $(SPECS).new; else mv $(SPECS).new $(SPECS); fi
 
-$(STAMP): $(SPECS) pyproject.toml Makefile
+# install_dbt.py pins the dbt-core and dbt-athena it selects as constraints, so no test
+# dependency (dbt-tests-adapter, moto, ...) can move them out of the leg's range.
+$(STAMP): $(SPECS) pyproject.toml Makefile scripts/install_dbt.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -c $(SPECS) "$(DBT_CORE_SPEC)" "$(DBT_ATHENA_SPEC)" $(TEST_DEPS)
+	$(BIN)/python scripts/install_dbt.py "$(DBT_CORE_SPEC)" "$(DBT_ATHENA_SPEC)" $(TEST_DEPS)
 	touch $(STAMP)
 
-venv: $(STAMP)
+venv: $(STAMP) ## create the venv (VENV) with dbt and the test tools (no plugin yet)
 
-wheel: $(STAMP)
+wheel: $(STAMP) ## build the sdist and the wheel into build/dist-*
 	rm -rf $(DIST)
 	$(BIN)/python -m build --no-isolation --wheel --sdist --outdir $(DIST) . >/dev/null
 	@ls $(DIST)
 
-# Non-editable install of the freshly built wheel.
-install: wheel
+install: wheel ## install the freshly built wheel into the venv (non-editable)
 	$(BIN)/python -m pip install -q --force-reinstall --no-deps $(DIST)/*.whl
 
 # pytest exits 5 when it collected no test; make then fails like on any other non-zero code.
-test: install
+test: install ## every test: unit, packaging, generated code, dbt CLI, emulator end to end
 	@scripts/check-java.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-unit: install
+unit: install ## the unit tests only
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
 
-lint: $(STAMP)
-	$(BIN)/ruff check plugin tests integration_tests
+# Configuration (rules, complexity limit, per-file exceptions and their reasons) is in
+# pyproject.toml: [tool.ruff] and [tool.mypy].
+lint: $(STAMP) ## ruff (incl. complexity C901) on all Python code, mypy on plugin/
+	$(BIN)/ruff check plugin tests integration_tests bench scripts
+	$(BIN)/mypy
 
-versions: $(STAMP)
+versions: $(STAMP) ## the exact versions installed in the venv
 	@$(BIN)/python scripts/versions.py
 
-matrix:
+matrix: ## what CI runs (.ci/run): make test in three fresh venvs (dbt 1.9, 1.11, 1.12), make lint
 	bash .ci/run
 
-demo: install
+demo: install ## the main job: dbt deps + dbt run on integration_tests/ against the local emulator
 	@scripts/check-java.sh
 	$(BIN)/python -m athena_spark_emulator.demo --project-dir integration_tests
 
-bench: install
+bench: install ## the benchmarks; writes bench/RESULTS.md (about 11 minutes)
 	$(BIN)/python bench/run.py
 
-clean:
+clean: ## remove build output and dbt/pytest caches (not the venvs)
 	rm -rf dist build .pytest_cache .hypothesis integration_tests/target integration_tests/dbt_packages integration_tests/logs

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Dict, Tuple
+from typing import Dict, List, Tuple
 
 VERSION_WORDS = ("version", "dbt-core", "dbt-athena")
 
@@ -35,27 +35,38 @@ def outcomes(report: Path) -> Dict[str, Tuple[str, str]]:
     return result
 
 
-def main(argv: list) -> int:
-    problems = []
-    legs: Dict[str, Dict[str, Tuple[str, str]]] = {}
+Outcomes = Dict[str, Tuple[str, str]]
+OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed")
+
+
+def load(argv: List[str], problems: List[str]) -> Dict[str, Outcomes]:
+    """leg name -> its outcomes, from NAME=PATH arguments; a missing report is a problem."""
+    legs: Dict[str, Outcomes] = {}
     for arg in argv:
         name, _, path = arg.partition("=")
         report = Path(path)
-        if not report.is_file():
+        if report.is_file():
+            legs[name] = outcomes(report)
+        else:
             problems.append(f"leg {name}: no test report at {report}")
-            continue
-        legs[name] = outcomes(report)
-    totals = {"passed": 0, "failed": 0, "error": 0, "skipped": 0, "xfailed": 0}
-    for name, cases in legs.items():
-        counts = {k: 0 for k in totals}
-        for outcome, _ in cases.values():
-            counts[outcome] += 1
-            totals[outcome] += 1
-        print(f"leg {name}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
-        if not cases or counts["passed"] == 0:
-            problems.append(f"leg {name}: ran no test")
-        if counts["failed"] or counts["error"]:
-            problems.append(f"leg {name}: {counts['failed']} failed, {counts['error']} errors")
+    return legs
+
+
+def count(name: str, cases: Outcomes, totals: Dict[str, int], problems: List[str]) -> None:
+    """Print the leg's counts, add them to ``totals``; a leg that did not test is a problem."""
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for outcome, _ in cases.values():
+        counts[outcome] += 1
+        totals[outcome] += 1
+    print(f"leg {name}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    if not cases or counts["passed"] == 0:
+        problems.append(f"leg {name}: ran no test")
+    if counts["failed"] or counts["error"]:
+        problems.append(f"leg {name}: {counts['failed']} failed, {counts['error']} errors")
+
+
+def compare(legs: Dict[str, Outcomes], problems: List[str]) -> None:
+    """A test that passed in one leg must pass in every leg, unless version-gated."""
     all_ids = sorted(set().union(*legs.values())) if legs else []
     for test_id in all_ids:
         seen = {name: cases.get(test_id, ("absent", "")) for name, cases in legs.items()}
@@ -70,6 +81,15 @@ def main(argv: list) -> int:
                 print(f"note: {line} (version-gated)")
             else:
                 problems.append(line)
+
+
+def main(argv: List[str]) -> int:
+    problems: List[str] = []
+    legs = load(argv, problems)
+    totals = dict.fromkeys(OUTCOMES, 0)
+    for name, cases in legs.items():
+        count(name, cases, totals, problems)
+    compare(legs, problems)
     for problem in problems:
         print(f"CI ERROR: {problem}", file=sys.stderr)
     failed = totals["failed"] + totals["error"]

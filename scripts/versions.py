@@ -3,7 +3,9 @@
 Run with the environment's own interpreter (``make versions`` does). With ``--check
 CORE_SPEC ATHENA_SPEC`` it also fails unless dbt-core and dbt-athena satisfy the leg's
 specs and the plugin is a non-editable install of a built wheel, so a matrix leg cannot
-silently test something other than what it claims.
+silently test something other than what it claims. ``--absent NAME`` (repeatable) also
+fails if that distribution is installed: the dbt-core 1.12 leg runs without
+dbt-core-experimental-parser, and its passing suite is the proof that nothing needs it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 SHOWN = [
     "dbt-athena-cross-account",
     "dbt-core",
+    "dbt-core-experimental-parser",
     "dbt-athena",
     "dbt-adapters",
     "dbt-common",
@@ -56,6 +59,7 @@ def plugin_install() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", nargs=2, metavar=("CORE_SPEC", "ATHENA_SPEC"))
+    parser.add_argument("--absent", action="append", default=[], metavar="NAME")
     args = parser.parse_args()
     py = ".".join(map(str, sys.version_info[:3]))
     print(f"python {py}; " + "; ".join(f"{d} {version(d)}" for d in SHOWN))
@@ -71,6 +75,9 @@ def main() -> int:
         got = version(req.name)
         if got == "-" or not req.specifier.contains(got, prereleases=True):
             problems.append(f"{req.name} {got} does not satisfy {spec}")
+    for name in args.absent:
+        if version(name) != "-":
+            problems.append(f"{name} {version(name)} is installed; this leg must run without it")
     if install != "wheel":
         problems.append(f"the plugin is not installed from its wheel: {install}")
     for problem in problems:

@@ -25,4 +25,4 @@ SCHEMA = "analytics"
 ACCESS_KEY = "testing"
 SECRET_KEY = "testing"
 
-INSTALL_HINT = 'pip install "dbt-athena-cross-account[emulator]"'
+INSTALL_HINT = 'pip install "dbt-athena-cross-account[emulator]"   (until the package is on your index: pip install "dbt-athena-cross-account[emulator] @ git+<this repository\'s git URL>" or pip install "/path/to/a/clone/of/this/repository[emulator]")'
