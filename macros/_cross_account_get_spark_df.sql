@@ -42,7 +42,9 @@ def _cross_account_format(read):
                 raise
             found = refused[0]
         else:
-            value = str(rows[0][1]).strip().upper() if rows else ""
+            # the value is the last column: (key, value) from Spark 3.2, (value) before or
+            # with spark.sql.legacy.keepCommandOutputSchema
+            value = str(rows[0][-1]).strip().upper() if rows else ""
             found = detect["formats"].get(value, detect["default"])
         _CROSS_ACCOUNT_FORMATS[statement] = found
     return _CROSS_ACCOUNT_FORMATS[statement]

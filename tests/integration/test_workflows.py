@@ -132,8 +132,9 @@ def eight_threads(dbt, world, project) -> Tuple[str, List[str]]:
 
 def test_eight_threads_two_owner_catalogs_in_one_model(eight_threads):
     assert order_ids("two_partners") == PARTNER_ROWS + SUPPLIER_ROWS
-    # one lookup per distinct catalog for the whole run (" Partner_Catalog " is partner_catalog)
-    assert eight_threads[1] == sorted(
+    # one lookup per distinct catalog for the whole run (" Partner_Catalog " is partner_catalog;
+    # the log names it as the first model to ask spelt it, which the 8 threads decide)
+    assert sorted(name.lower() for name in eight_threads[1]) == sorted(
         ["lambda_catalog", "partner_catalgo", "partner_catalog", "supplier_catalog"]
     )
 
