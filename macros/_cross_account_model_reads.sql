@@ -2,7 +2,8 @@
   _cross_account_model_reads: every ref() and source() of a model, resolved the way dbt
   resolves them for the generated Python in this invocation (so --defer/--state,
   --favor-state, --empty and versioned refs are what the model really reads), as the
-  plain dicts the plugin's read plan takes (plan.Read).
+  plain dicts the plugin's read plan takes (plan.Read), with each source's
+  meta spark_table_format.
 -#}
 {% macro _cross_account_model_reads(node) -%}
   {%- set reads = [] -%}
@@ -16,7 +17,8 @@
   {%- endfor -%}
   {%- for _source in node.sources -%}
     {%- do reads.append(dbt_athena_cross_account._cross_account_read(
-          source(*_source), "source('" ~ _source | join("', '") ~ "')", false)) -%}
+          source(*_source), "source('" ~ _source | join("', '") ~ "')", false,
+          dbt_athena_cross_account._cross_account_source_format(node, _source))) -%}
   {%- endfor -%}
   {{- return(reads) -}}
 {%- endmacro %}

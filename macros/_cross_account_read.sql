@@ -3,9 +3,10 @@
   `keys` are the strings the generated get_spark_df can receive for it: dbt's
   resolve_model_name of the relation and of relation.render() (dbt builds refs from
   render(), which drops the --empty subquery, and sources from the relation itself).
-  `empty` is dbt --empty (the relation's limit is 0).
+  `empty` is dbt --empty (the relation's limit is 0). `table_format` is a source's meta
+  spark_table_format (none: the format is detected when the model runs).
 -#}
-{% macro _cross_account_read(relation, label, python_model) -%}
+{% macro _cross_account_read(relation, label, python_model, table_format=none) -%}
   {%- if relation.database is not defined or relation.identifier is not defined -%}
     {%- do exceptions.raise_compiler_error(
       "dbt_athena_cross_account: model '" ~ model.unique_id ~ "' reads " ~ label ~ ", which rendered as "
@@ -26,5 +27,6 @@
     'table': relation.identifier,
     'empty': (relation.limit == 0) if relation.limit is defined else false,
     'python_model': python_model,
+    'table_format': table_format,
   }) -}}
 {%- endmacro %}

@@ -19,8 +19,14 @@
 * Every file the emulator writes under a table's location (seeded rows, what Spark wrote,
   ``_SUCCESS`` included) is mirrored into moto's S3 under the same ``s3://`` key, so S3
   API calls (the doctor's ``data`` check, ``aws s3 ls``) see what Spark reads.
+* The Hive Glue client behind Spark's session catalog refuses a Glue table without Hive
+  storage (no ``StorageDescriptor.InputFormat``), as Iceberg tables are registered, with the
+  error the AWS Glue Data Catalog client for Hive raises (:meth:`Catalog.hive_table`).
+* Iceberg tables (``create_table(..., table_format="iceberg")``) are real ones, written with
+  pyiceberg through the emulator's Glue and S3 (``iceberg.py``); they live in the emulated
+  S3 only, not in the local warehouse directory.
 
-Nothing here imports PySpark; seeded tables are JSON-lines files, readable by Spark.
+Nothing here imports PySpark; seeded Hive tables are JSON-lines files, readable by Spark.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ __all__ = [
     "Catalog",
     "GlueAccessDenied",
     "GlueEntityNotFound",
+    "HiveClientRefusal",
     "InvalidTableName",
     "TableRef",
 ]
@@ -72,6 +79,11 @@ class GlueAccessDenied(Exception):
 
 class GlueEntityNotFound(Exception):
     """Raised when a database or table does not exist in the account it resolves to."""
+
+
+class HiveClientRefusal(Exception):
+    """The Glue Hive client cannot load a table without Hive storage (Spark raises it as
+    ``AnalysisException``)."""
 
 
 class InvalidTableName(ValueError):
@@ -123,6 +135,9 @@ class Catalog:
         self.local_account = local_account
         self.grants: Dict[str, Set[str]] = {}
         self.lock = threading.RLock()
+        # The emulator's endpoint, set when it starts: Iceberg tables are read and written
+        # through its Glue and S3 APIs.
+        self.endpoint_url: Optional[str] = None
 
     @property
     def warehouse(self) -> Path:
@@ -205,6 +220,10 @@ class Catalog:
     def database_exists(self, account: str, database: str) -> bool:
         return glue_name(database) in glue_backend(account).databases
 
+    def table_exists(self, ref: TableRef) -> bool:
+        database = glue_backend(ref.account).databases.get(ref.database)
+        return database is not None and ref.table in database.tables
+
     def get_table(self, ref: TableRef) -> Dict[str, Any]:
         backend = glue_backend(ref.account)
         database = backend.databases.get(ref.database)
@@ -223,6 +242,23 @@ class Catalog:
                 f"(Glue: EntityNotFoundException: Table {ref.table} not found)."
             )
         return table.as_dict()
+
+    def hive_table(self, ref: TableRef) -> Dict[str, Any]:
+        """:meth:`get_table` as the Glue Hive client sees it: a table without Hive storage
+        (Iceberg's Glue entries have no InputFormat) is refused with the Glue client's error
+        (awslabs/aws-glue-data-catalog-client-for-apache-hive-metastore, issue 78)."""
+        table = self.get_table(ref)
+        storage = table.get("StorageDescriptor") or {}
+        if str(table.get("TableType", "")).upper() != "VIRTUAL_VIEW" and not storage.get(
+            "InputFormat"
+        ):
+            raise HiveClientRefusal(
+                "org.apache.hadoop.hive.ql.metadata.HiveException: Unable to fetch table "
+                f"{ref.table}. StorageDescriptor#InputFormat cannot be null for table: "
+                f"{ref.table} (Service: null; Status Code: 0; Error Code: null; Request ID: "
+                "null; Proxy: null)"
+            )
+        return table
 
     def put_table(
         self,
@@ -259,12 +295,19 @@ class Catalog:
             database.tables.pop(ref.table, None)
 
     def rename_table(self, source: TableRef, target: TableRef) -> None:
+        """Glue's table rename (Athena's ``alter table ... rename to``): the whole entry,
+        Iceberg's parameters included, under the new name."""
         table = self.get_table(source)
-        sd = table.get("StorageDescriptor", {})
-        columns = [(c["Name"], c["Type"]) for c in sd.get("Columns", [])]
-        keys = [(c["Name"], c["Type"]) for c in table.get("PartitionKeys", [])]
-        classification = (table.get("Parameters") or {}).get("classification", "parquet")
-        self.put_table(target, columns, sd.get("Location", ""), classification, keys)
+        keys = ("TableType", "Parameters", "StorageDescriptor", "PartitionKeys", "Description")
+        table_input = {k: table[k] for k in keys if table.get(k) is not None}
+        table_input["Name"] = target.table
+        backend = glue_backend(target.account)
+        with self.lock:
+            self.ensure_database(target.account, target.database)
+            if target.table in backend.databases[target.database].tables:
+                backend.update_table(target.database, target.table, table_input)
+            else:
+                backend.create_table(target.database, target.table, table_input)
         self.drop_table(source)
 
     # -- seeding ----------------------------------------------------------------------
@@ -276,17 +319,25 @@ class Catalog:
         columns: Union[Mapping[str, str], Sequence[Tuple[str, str]]],
         rows: Iterable[Union[Sequence[Any], Mapping[str, Any]]] = (),
         location: Optional[str] = None,
+        table_format: str = "hive",
     ) -> TableRef:
-        """Create ``account``'s ``database.table`` with ``rows`` (JSON lines on local disk).
+        """Create ``account``'s ``database.table`` with ``rows``.
 
         ``columns`` maps names to Hive types (``int``, ``bigint``, ``string``, ``double``,
         ``boolean``, ``date``, ``timestamp``); rows are sequences in column order or dicts.
-        Replaces the table and its data when it exists.
+        ``table_format`` ``hive``: JSON lines on local disk, mirrored into S3; ``iceberg``: a
+        real Iceberg table written as that account through the emulator's Glue and S3
+        (default location ``s3://emulator-<account>-<region>/iceberg/<db>/<table>``).
+        Replaces the table (its Glue entry, and a Hive table's data) when it exists.
         """
         cols = (
             list(columns.items()) if isinstance(columns, Mapping) else [tuple(c) for c in columns]
         )
         ref = TableRef(account, glue_name(database), glue_name(table))
+        if table_format == "iceberg":
+            return self._create_iceberg_table(ref, cols, rows, location)
+        if table_format != "hive":
+            raise ValueError(f"table_format is 'hive' or 'iceberg', not {table_format!r}")
         location = (
             location or f"s3://emulator-{account}-{REGION}/warehouse/{ref.database}/{ref.table}/"
         )
@@ -300,6 +351,27 @@ class Catalog:
                 handle.write(json.dumps(record, default=str) + "\n")
         self.put_table(ref, cols, location, classification="json")
         self.sync_to_s3(location, account)
+        return ref
+
+    def _create_iceberg_table(
+        self,
+        ref: TableRef,
+        columns: Sequence[Tuple[str, str]],
+        rows: Iterable[Union[Sequence[Any], Mapping[str, Any]]],
+        location: Optional[str],
+    ) -> TableRef:
+        from athena_spark_emulator import iceberg
+
+        if self.endpoint_url is None:
+            raise RuntimeError("Iceberg tables are written through a started emulator's endpoint")
+        location = location or (
+            f"s3://emulator-{ref.account}-{REGION}/iceberg/{ref.database}/{ref.table}"
+        )
+        self.ensure_database(ref.account, ref.database)
+        self.drop_table(ref)
+        iceberg.create_table(
+            self.endpoint_url, ref.account, ref.database, ref.table, columns, rows, location
+        )
         return ref
 
     def append_rows(self, account: str, database: str, table: str, rows: Iterable[Any]) -> None:
@@ -372,3 +444,9 @@ def __getattr__(name: str) -> Any:
 
         return backend.default().catalog
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def is_iceberg(table: Mapping[str, Any]) -> bool:
+    """True for a Glue entry that Iceberg's GlueCatalog registered (``table_type=ICEBERG``)."""
+    params = {str(k).lower(): str(v) for k, v in (table.get("Parameters") or {}).items()}
+    return params.get("table_type", "").upper() == "ICEBERG"

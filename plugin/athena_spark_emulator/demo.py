@@ -1,9 +1,10 @@
 """``make demo``: the whole flow on one machine.
 
 Starts the emulator with the real local PySpark executor, seeds two accounts
-(``<project>/fixtures/two_accounts.yml``), runs the real ``dbt deps`` and ``dbt run``
-console scripts on the project (this repository's ``integration_tests/``), prints the rows
-that the cross-account model wrote, and stops the emulator. Exits non-zero if any step
+(``<project>/fixtures/two_accounts.yml``: Hive and real Iceberg tables), runs the real
+``dbt deps`` and ``dbt run`` console scripts on the project (this repository's
+``integration_tests/``), prints the rows that the cross-account models wrote (one of them
+read the partner's Iceberg table), and stops the emulator. Exits non-zero if any step
 fails. Ctrl-C ends with one line: the emulator waits for the running calculation, stops
 Spark and removes its files (status 130; 0 under make, which exits by the same Ctrl-C and
 would otherwise add its own error line).
@@ -27,7 +28,20 @@ from athena_spark_emulator.cli import INTERRUPTED, Interrupted, interrupts
 from athena_spark_emulator.constants import LOCAL_ACCOUNT, SCHEMA
 from athena_spark_emulator.profile import dbt_executable
 
-SHOWN_MODELS = ("partner_orders_enriched", "customer_revenue", "local_orders_stock")
+PARTNER_ACCOUNT = "999999999999"
+
+SHOWN_MODELS = (
+    "partner_orders_enriched",
+    "customer_revenue",
+    "local_orders_stock",
+    "partner_shipments_iceberg",
+)
+# model -> the order ids only the partner account (999999999999) holds: proof that the
+# cross-account reads went to the right account (Hive sales.orders, Iceberg sales.shipments)
+PARTNER_ONLY = {
+    "partner_orders_enriched": [101, 102, 103],
+    "partner_shipments_iceberg": [101, 102, 103],
+}
 
 
 def step(message: str) -> None:
@@ -100,6 +114,19 @@ def print_table(title: str, rows: List[Dict[str, object]]) -> None:
         print("  " + " | ".join(str(row[c]).ljust(widths[c]) for c in columns))
 
 
+def print_iceberg_source(emu: object) -> None:
+    """What partner_shipments_iceberg read: the partner's Iceberg table, as Glue holds it."""
+    from athena_spark_emulator.catalog import TableRef
+
+    for account in (PARTNER_ACCOUNT, LOCAL_ACCOUNT):
+        table = emu.catalog.get_table(TableRef(account, "sales", "shipments"))  # type: ignore[attr-defined]
+        params = table.get("Parameters") or {}
+        print(
+            f"  sales.shipments in account {account}: Glue table_type={params.get('table_type')}, "
+            f"metadata_location={params.get('metadata_location')}"
+        )
+
+
 def run_demo(emulator: object, project_dir: Path, seed_file: Path, dbt: Dbt) -> int:
     started = time.time()
     emu = emulator  # an athena_spark_emulator.Emulator, started
@@ -122,13 +149,15 @@ def run_demo(emulator: object, project_dir: Path, seed_file: Path, dbt: Dbt) -> 
     for model in SHOWN_MODELS:
         rows = emu.rows(SCHEMA, model)  # type: ignore[attr-defined]
         print_table(f"awsdatacatalog.{SCHEMA}.{model} (account {LOCAL_ACCOUNT}):", rows)
-    enriched = emu.rows(SCHEMA, "partner_orders_enriched")  # type: ignore[attr-defined]
-    if sorted(r["order_id"] for r in enriched) != [101, 102, 103]:
-        print(
-            "\ndemo FAILED: the cross-account model did not read the partner's orders",
-            file=sys.stderr,
-        )
-        return 1
+    print_iceberg_source(emu)
+    for model, expected in PARTNER_ONLY.items():
+        written = emu.rows(SCHEMA, model)  # type: ignore[attr-defined]
+        if sorted(r["order_id"] for r in written) != expected:
+            print(
+                f"\ndemo FAILED: {model} did not read the partner account's rows",
+                file=sys.stderr,
+            )
+            return 1
     calls = emu.calls  # type: ignore[attr-defined]
     calc_calls = {k: v for k, v in sorted(calls.items()) if "Session" in k or "Calculation" in k}
     print(f"\nCalculation API calls served: {calc_calls}")

@@ -26,6 +26,7 @@ from athena_spark_emulator.backend import EmulatorBackend
 from athena_spark_emulator.calculations import Calculation, Session
 from athena_spark_emulator.constants import REGION
 from athena_spark_emulator.errors import aws_error
+from athena_spark_emulator.iceberg import SPARK_CLIENT, SPARK_CLIENT_HEADER
 
 Answer = Union[str, Tuple[int, Dict[str, str], str]]
 
@@ -41,7 +42,7 @@ def dispatch(backend: EmulatorBackend, response: Any, call_moto: Callable[[], An
     if fault is not None:
         return aws_error(fault.code, fault.message)
     service = getattr(response, "service_name", "")
-    if service == "glue" and backend.glue_owner_routing:
+    if service == "glue" and (backend.glue_owner_routing or from_spark_catalog(response)):
         denied = route_glue_catalog_id(backend, response, action)
         if denied is not None:
             return denied
@@ -52,6 +53,13 @@ def dispatch(backend: EmulatorBackend, response: Any, call_moto: Callable[[], An
     if isinstance(answer, str):
         return 200, {"Content-Type": "application/x-amz-json-1.1"}, answer
     return answer
+
+
+def from_spark_catalog(response: Any) -> bool:
+    """A Glue request of a Spark Iceberg catalog inside a calculation (``iceberg.py``): its
+    ``glue.id`` always reaches the owner, as on AWS, whatever ``glue_owner_routing`` says."""
+    headers = getattr(response, "headers", None) or {}
+    return headers.get(SPARK_CLIENT_HEADER) == SPARK_CLIENT
 
 
 def route_glue_catalog_id(backend: EmulatorBackend, response: Any, action: str) -> Any:

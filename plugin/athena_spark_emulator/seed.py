@@ -16,11 +16,18 @@ is ``seed_schema.json`` next to this module)::
               columns: {order_id: int, customer: string, amount: double}
               rows:
                 - [1, "acme", 10.5]
+            shipments:
+              format: iceberg          # a real Iceberg table (default: hive)
+              columns: {order_id: int, carrier: string}
+              rows: [[1, "DHL"]]
 
-Tables are registered in that account's Glue (moto), their rows written as JSON lines
+Hive tables are registered in that account's Glue (moto), their rows written as JSON lines
 under the emulator's local warehouse and mirrored into moto's S3, at ``location`` if given
 (an ``s3://`` URI) or at ``s3://emulator-<account>-<region>/warehouse/<db>/<table>/``.
-Seeding needs no Spark. A seed that breaks the schema raises :class:`SeedError` naming the
+Iceberg tables are written with pyiceberg, as that account, through the emulator's Glue
+(``glue.id``) and S3: Glue then holds ``table_type=ICEBERG`` and ``metadata_location``, as
+on AWS, and the files live in the emulated S3 (default location
+``s3://emulator-<account>-<region>/iceberg/<db>/<table>``). Seeding needs no Spark. A seed that breaks the schema raises :class:`SeedError` naming the
 file, the line and the key at fault. The Python API is the same:
 ``emulator.register_data_catalog(...)``, ``emulator.catalog.grant(owner, grantee)``,
 ``emulator.catalog.create_table(...)``.
@@ -214,5 +221,6 @@ def apply(emulator: Seedable, spec: Spec) -> Dict[str, Any]:
                     table_spec["columns"],
                     table_spec.get("rows") or [],
                     location=table_spec.get("location"),
+                    table_format=table_spec.get("format", "hive"),
                 )
     return data

@@ -159,6 +159,7 @@ class Emulator:
         inner.app = _EmulatorApp(inner.app, self.backend)
         host, port = self._server.get_host_and_port()
         self.endpoint_url = f"http://{host}:{port}"
+        self.catalog.endpoint_url = self.endpoint_url
         self.backend.register()
         self._started = True
         return self

@@ -40,8 +40,10 @@ from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
 from athena_spark_emulator import backend as backend_module
 from athena_spark_emulator import catalog as catalog_module
-from athena_spark_emulator.catalog import Catalog, InvalidTableName, TableRef, columns_of
+from athena_spark_emulator import spark_catalogs
+from athena_spark_emulator.catalog import Catalog, TableRef
 from athena_spark_emulator.constants import REGION
+from athena_spark_emulator.spark_catalogs import SessionState
 
 _RUN_LOCK = threading.RLock()  # one calculation (or Spark-backed SQL statement) at a time
 _CONTEXT = threading.local()
@@ -146,51 +148,43 @@ def _quote(part: str) -> str:
     return "`" + part.replace("`", "``") + "`"
 
 
-class _Context:
-    def __init__(self, catalog: Catalog, spark_properties: Mapping[str, str]) -> None:
-        self.catalog = catalog
-        self.spark_properties = dict(spark_properties)
+_Context = SessionState  # one calculation's state (spark_catalogs.py)
 
 
-def _current() -> Optional[_Context]:
+def _current() -> Optional[SessionState]:
     return getattr(_CONTEXT, "value", None)
 
 
-def resolve(spark: Any, context: _Context, name: str, action: str) -> TableRef:
+def resolve(spark: Any, context: SessionState, name: str, action: str) -> TableRef:
     """``name`` as Spark parses it and Athena's Glue client resolves it; checks the grant."""
-    parts = parse_multipart(spark, name)
-    try:
-        ref = context.catalog.resolve(parts, context.spark_properties)
-    except InvalidTableName as exc:
-        from pyspark.errors import AnalysisException
-
-        raise AnalysisException(message=str(exc)) from None
-    context.catalog.check_access(ref, action)
-    return ref
+    return spark_catalogs.resolve(spark, context, parse_multipart(spark, name), action)
 
 
 def read_table(spark: Any, catalog: Catalog, ref: TableRef) -> Any:
-    """Read a Glue table of any account from its local location (checks nothing)."""
-    table = catalog.get_table(ref)
-    location = table["StorageDescriptor"].get("Location", "")
-    classification = (table.get("Parameters") or {}).get("classification", "parquet")
-    path = catalog.local_uri(location)
-    if classification in ("json", "csv"):
-        ddl = ", ".join(f"{_quote(n)} {t}" for n, t in columns_of(table))
-        return getattr(spark.read.schema(ddl), classification)(path)
-    return spark.read.format(classification).load(path)
+    """Read a Glue table of any account (Hive from its files, Iceberg through its metadata);
+    checks nothing."""
+    return spark_catalogs.frame_of(spark, catalog, ref)
 
 
 class AthenaSpark:
-    """What ``spark`` is inside a calculation: the real session, with Glue-backed ``table``."""
+    """What ``spark`` is inside a calculation: the real session, with Athena's catalogs
+    behind ``table``, ``sql`` and ``conf`` (spark_catalogs.py)."""
 
-    def __init__(self, real: Any, context: _Context) -> None:
+    def __init__(self, real: Any, context: SessionState) -> None:
         self._real = real
         self._context = context
+        self._conf = spark_catalogs.RuntimeConf(real.conf, context)
+
+    @property
+    def conf(self) -> spark_catalogs.RuntimeConf:
+        return self._conf
 
     def table(self, tableName: str) -> Any:
-        ref = resolve(self._real, self._context, tableName, "glue:GetTable")
-        return read_table(self._real, self._context.catalog, ref)
+        parts = parse_multipart(self._real, tableName)
+        return spark_catalogs.read(self._real, self._context, parts, tableName)
+
+    def sql(self, sqlQuery: str, *args: Any, **kwargs: Any) -> Any:
+        return spark_catalogs.sql(self._real, self._context, sqlQuery, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
@@ -338,8 +332,8 @@ def captured_stdout(buffer: io.StringIO) -> Iterator[io.StringIO]:
 @contextlib.contextmanager
 def calculation_context(
     catalog: Catalog, spark_properties: Mapping[str, str]
-) -> Iterator[_Context]:
-    _CONTEXT.value = _Context(catalog, spark_properties)
+) -> Iterator[SessionState]:
+    _CONTEXT.value = SessionState(catalog, spark_properties)
     try:
         yield _CONTEXT.value
     finally:

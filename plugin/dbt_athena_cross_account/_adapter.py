@@ -81,8 +81,10 @@ def get_spark_cross_account_read_plan(
 
     ``reads`` are the model's refs and sources as dbt rendered them (see
     ``plan.Read``). Catalogs are resolved through the run's cache; anything that cannot
-    be read cross-account is a compile error unless ``fallback`` is ``local``.
+    be read cross-account is a compile error unless ``fallback`` is ``local``. The
+    profile's region is where Spark's Iceberg catalogs read the owners' Glue.
     """
+    region = getattr(getattr(self.config, "credentials", None), "region_name", None)
     try:
         plan = build_read_plan(
             model,
@@ -90,6 +92,7 @@ def get_spark_cross_account_read_plan(
             resolver_for(self).resolve,
             fallback=fallback,
             write_catalog=write_catalog,
+            region=str(region) if region else None,
         )
     except CrossAccountCatalogError as exc:
         raise CompilationError(str(exc)) from None

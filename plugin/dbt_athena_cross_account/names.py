@@ -68,3 +68,43 @@ def separator_table_name(account_id: str, schema: str, table: str) -> str:
 def local_table_name(schema: str, table: str) -> str:
     """```<schema>`.`<table>``: a table in the local account's Glue catalog."""
     return spark_quote(table_part(schema)) + "." + spark_quote(table_part(table))
+
+
+# ---- Iceberg: a per-owner Iceberg catalog (formats.py says when it is used) ---------------
+#: Prefix of the Spark catalogs the generated code registers, one per owner account. Users
+#: must not name their own catalogs like this (the README reserves it).
+ICEBERG_CATALOG_PREFIX = "dbt_cross_account_iceberg_"
+
+
+def iceberg_catalog_name(account_id: str) -> str:
+    """The Spark catalog that reads ``account_id``'s Iceberg tables (``glue.id=<account>``).
+
+    Only letters, digits and ``_``: the name is also a Spark conf key part
+    (``spark.sql.catalog.<name>``), where a ``.`` would start a property.
+    """
+    return ICEBERG_CATALOG_PREFIX + "".join(c for c in str(account_id) if c.isalnum())
+
+
+def glue_name(name: str) -> str:
+    """A database or table name as Glue stores it: no surrounding whitespace, lower case.
+
+    Iceberg's GlueCatalog passes names to Glue as Spark gives them, so they are written the
+    way Glue stores them (the Hive Glue client lower-cases them itself).
+    """
+    return table_part(name).lower()
+
+
+def iceberg_table_name(account_id: str, schema: str, table: str) -> str:
+    """```<catalog>`.`<schema>`.`<table>``: the owner's Iceberg table through its catalog."""
+    return ".".join(
+        spark_quote(part)
+        for part in (iceberg_catalog_name(account_id), glue_name(schema), glue_name(table))
+    )
+
+
+def table_property_statement(table_name: str, key: str) -> str:
+    """``SHOW TBLPROPERTIES <name> ('<key>')`` (Spark 3.0+): one Glue metadata lookup, no
+    data read. ``key`` is a constant of this package, never a user's text."""
+    if "'" in key or "\\" in key:
+        raise ValueError(f"not a plain property key: {key!r}")
+    return f"SHOW TBLPROPERTIES {table_name} ('{key}')"

@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from dbt_athena_cross_account import formats
 from dbt_athena_cross_account.fixes import create_data_catalog, update_data_catalog
 from dbt_athena_cross_account.names import (
     catalog_key,
     is_local_catalog,
     is_s3_tables_catalog,
     local_table_name,
-    separator_table_name,
     table_part,
 )
 from dbt_athena_cross_account.resolver import CrossAccountCatalogError, Resolution
@@ -60,6 +60,7 @@ class Read:
     table: str
     empty: bool = False  # dbt --empty: read the schema, no rows
     python_model: bool = False  # a ref to a Python model (Spark wrote it locally)
+    table_format: Optional[str] = None  # the source's meta spark_table_format (None: detect)
 
     @classmethod
     def from_mapping(cls, value: Mapping[str, Any]) -> Read:
@@ -71,12 +72,19 @@ class Read:
             table=str(value.get("table") or ""),
             empty=bool(value.get("empty")),
             python_model=bool(value.get("python_model")),
+            table_format=value.get("table_format"),
         )
 
 
 @dataclass
 class ReadPlan:
-    """``tables``: {relation string: {"table", "account", "empty"}}; ``warnings`` to log."""
+    """``tables``: {relation string: entry}; ``warnings`` to log.
+
+    Every entry has ``table`` (the Spark table name: through the separator for an owner's
+    table, two parts for a local one), ``account`` (the owner, or None) and ``empty``. An
+    owner's table also has what :func:`cross_account_entry` adds: how to detect and read
+    each format.
+    """
 
     tables: Dict[str, Dict[str, Any]] = field(default_factory=dict)
     warnings: List[str] = field(default_factory=list)
@@ -151,21 +159,64 @@ def check_write(model: str, catalog: Optional[str], fallback: str) -> Optional[s
     raise CrossAccountCatalogError(WRITES_LOCALLY.format(model=model, catalog=table_part(catalog)))
 
 
+def cross_account_entry(
+    read: Read, account: str, table_format: Optional[str], region: Optional[str]
+) -> Dict[str, Any]:
+    """An owner's table, for the generated code (every value from ``formats.py``):
+
+    * ``table``: the separator name (the Hive read), ``account``, ``empty``;
+    * ``format``: the source's override, or None; then ``detect`` is the metadata lookup
+      that names the format inside Spark (``formats.runtime_detection``), else None;
+    * ``reads``: per format, the table name to read and the Spark properties to set first;
+    * ``errors``: how an exception raised inside Spark is re-raised, with what to do.
+    """
+    reads = formats.spark_reads(account, read.schema, read.table, region)
+    return {
+        "table": reads[formats.HIVE]["table"],
+        "account": account,
+        "empty": read.empty,
+        "format": table_format,
+        "detect": None
+        if table_format
+        else formats.runtime_detection(account, read.schema, read.table),
+        "reads": reads,
+        "errors": formats.read_errors(read.label, account, read.schema, read.table),
+    }
+
+
+def _override_errors(model: str, reads: Sequence[Read]) -> Tuple[Dict[int, str], List[str]]:
+    """{index of the read: its valid override}, and a message per invalid override."""
+    found: Dict[int, str] = {}
+    errors: List[str] = []
+    for i, read in enumerate(reads):
+        try:
+            value = formats.check_override(model, read.label, read.table_format)
+        except CrossAccountCatalogError as exc:
+            errors.append(str(exc))
+            continue
+        if value:
+            found[i] = value
+    return found, errors
+
+
 def build_read_plan(
     model: str,
     reads: Iterable[Read],
     resolve: Resolve,
     fallback: Any = None,
     write_catalog: Optional[str] = None,
+    region: Optional[str] = None,
 ) -> ReadPlan:
     """The read plan of ``model``; raises CrossAccountCatalogError listing every problem.
 
     ``resolve`` maps catalog names to Resolutions (keyed by ``catalog_key``); it is
-    called once, with the distinct non-local catalogs that need an account id.
+    called once, with the distinct non-local catalogs that need an account id. ``region``
+    is the profile's (the owner's Glue catalog is read in the session's region).
     """
     reads = list(reads)
     mode = check_fallback(model, fallback)
-    errors = _double_quote_errors(model, reads)
+    overrides, errors = _override_errors(model, reads)
+    errors += _double_quote_errors(model, reads)
     if errors:
         raise CrossAccountCatalogError("\n".join(errors))
     plan = ReadPlan()
@@ -182,16 +233,15 @@ def build_read_plan(
     }
     resolutions = resolve(list(wanted.values())) if wanted else {}
 
-    for read in reads:
+    for i, read in enumerate(reads):
         entry: Dict[str, Any] = {"table": None, "account": None, "empty": read.empty}
         local = local_table_name(read.schema, read.table)
         problem = None if is_local_catalog(read.catalog) else _unreadable(read, resolutions)
         if is_local_catalog(read.catalog):
             entry["table"] = local
         elif problem is None:
-            account = resolutions[catalog_key(read.catalog)].account_id
-            entry["account"] = account
-            entry["table"] = separator_table_name(str(account), read.schema, read.table)
+            account = str(resolutions[catalog_key(read.catalog)].account_id)
+            entry = cross_account_entry(read, account, overrides.get(i), region)
         else:
             reason, fix = problem
             fields = dict(
@@ -208,7 +258,9 @@ def build_read_plan(
             plan.warnings.append(READ_LOCAL_INSTEAD.format(**fields))
             entry["table"] = local
         for key in read.keys:
-            plan.tables[key] = entry
+            # one relation read through several sources: a source's format override wins
+            if not (plan.tables.get(key, {}).get("format") and not entry.get("format")):
+                plan.tables[key] = entry
     if errors:
         raise CrossAccountCatalogError("\n".join(errors))
     return plan

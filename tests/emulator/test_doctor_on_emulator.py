@@ -30,7 +30,7 @@ SOURCES = {
             "name": "partner",
             "database": "partner_catalog",
             "schema": "sales",
-            "tables": [{"name": "orders"}],
+            "tables": [{"name": "orders"}, {"name": "shipments"}],  # shipments: Iceberg
         },
         {  # the catalog in another case (Athena's names are case-insensitive), a hyphen
             "name": "partner_lines",
@@ -58,6 +58,11 @@ MODELS = {
         def model(dbt, spark):
             dbt.config(materialized="table")
             return dbt.source("partner", "orders")
+    """,
+    "partner_shipments.py": """
+        def model(dbt, spark):
+            dbt.config(materialized="table", table_type="iceberg")
+            return dbt.source("partner", "shipments")
     """,
     "partner_lines.py": """
         def model(dbt, spark):
@@ -194,16 +199,28 @@ def test_doctor_is_all_pass_on_the_demo_seed(reports):
             "setup plugin",
             f"session model.{PROJECT}.partner_orders",
             f"session model.{PROJECT}.partner_lines",
+            f"session model.{PROJECT}.partner_shipments",
             "registration partner_catalog",  # one catalog, however it is spelt
             "metadata partner_catalog.sales.orders",
             "format partner_catalog.sales.orders",
             "data partner_catalog.sales.orders",
+            # a real Iceberg table: its metadata file read through S3
+            "metadata partner_catalog.sales.shipments",
+            "format partner_catalog.sales.shipments",
+            "data partner_catalog.sales.shipments",
             "metadata partner_catalog.partner-sales.order-lines",
             "format partner_catalog.partner-sales.order-lines",
             "data partner_catalog.partner-sales.order-lines",
         ]
     ), healthy["out"]
-    assert re.search(r"^11 PASS, 0 WARN, 0 FAIL$", healthy["out"], re.M), healthy["out"]
+    assert re.search(r"^15 PASS, 0 WARN, 0 FAIL$", healthy["out"], re.M), healthy["out"]
+    assert re.search(
+        r"^PASS\s+format\s+partner_catalog\.sales\.shipments\s+Iceberg table, read through an "
+        r"Iceberg catalog for the owner \(glue\.id=999999999999\); read 1 byte of its metadata "
+        r"file s3://emulator-999999999999-eu-west-1/iceberg/sales/shipments/metadata/\S+\.metadata\.json$",
+        healthy["out"],
+        re.M,
+    ), healthy["out"]
     assert "runs as arn:aws:iam::123456789012:role/AthenaSparkExecutionRole" in healthy["out"]
 
 
@@ -250,7 +267,8 @@ def spark_written(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, object]
     seed["data_catalogs"].append(
         {"name": "self_catalog", "type": "GLUE", "parameters": {"catalog-id": "123456789012"}}
     )
-    (root / "seed.yml").write_text(yaml.safe_dump(seed))
+    # sort_keys=False: a table's columns keep their order (its rows are positional)
+    (root / "seed.yml").write_text(yaml.safe_dump(seed, sort_keys=False))
     (root / "driver.py").write_text(SPARK_DRIVER)
     env = {
         "DBT_PROFILES_DIR": str(project),

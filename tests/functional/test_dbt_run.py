@@ -14,7 +14,7 @@ import yaml
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 from dbt_common.exceptions import CompilationError
 
-from tests.conftest import REPO_ROOT, dbt_cli, ensure_data_catalog, tables_read
+from tests.conftest import REPO_ROOT, dbt_cli, ensure_data_catalog, read_plan_in, tables_read
 
 PARTNER_ACCOUNT = "999999999999"
 SUPPLIER_ACCOUNT = "777777777777"
@@ -45,6 +45,19 @@ sources:
     database: s3t_catalog
     schema: sales
     tables: [{name: orders}]
+  - name: partner_iceberg           # the table's meta names its format
+    database: partner_catalog
+    schema: sales
+    tables: [{name: orders, meta: {spark_table_format: iceberg}}]
+  - name: supplier_iceberg          # the source's meta names it for every table
+    database: supplier_catalog
+    schema: sales
+    meta: {spark_table_format: ICEBERG}
+    tables: [{name: orders}]
+  - name: partner_delta
+    database: partner_catalog
+    schema: sales
+    tables: [{name: orders, meta: {spark_table_format: delta}}]
 """
 
 OPTED_IN = """
@@ -85,6 +98,19 @@ READS_MALFORMED = """
 def model(dbt, spark):
     dbt.config(materialized="table", spark_cross_account_catalog=True)
     return dbt.source("s3tables_like", "orders")
+"""
+
+FORMAT_OVERRIDES = """
+def model(dbt, spark):
+    dbt.config(materialized="table", spark_cross_account_catalog=True)
+    partner = dbt.source("partner_iceberg", "orders").union(dbt.source("partner", "orders"))
+    return partner.union(dbt.source("supplier_iceberg", "orders"))
+"""
+
+BAD_FORMAT_OVERRIDE = """
+def model(dbt, spark):
+    dbt.config(materialized="table", spark_cross_account_catalog=True)
+    return dbt.source("partner_delta", "orders")
 """
 
 OPTED_IN_TABLES = {
@@ -153,6 +179,8 @@ class TestCrossAccountRun:
             "reads_lambda.py": READS_LAMBDA,
             "reads_lambda_local.py": READS_LAMBDA_LOCAL,
             "reads_malformed.py": READS_MALFORMED,
+            "format_overrides.py": FORMAT_OVERRIDES,
+            "bad_format_override.py": BAD_FORMAT_OVERRIDE,
         }
 
     @pytest.fixture(scope="class")
@@ -216,6 +244,29 @@ class TestCrossAccountRun:
         assert "s3t_catalog" in logs and "111122223333:s3tablescatalog/bucket" in logs
         assert "update-data-catalog" in logs
         assert codes == {}  # nothing was submitted to Spark
+
+    def test_source_meta_names_the_format_and_skips_the_lookup(self, project, emulator, catalogs):
+        codes, _ = run_and_capture_codes(emulator, ["run", "--select", "format_overrides"])
+        plan = read_plan_in(codes["format_overrides"])
+        assert plan is not None
+        formats = {key: (e["format"], e["detect"] is None) for key, e in plan.items()}
+        # source('partner', 'orders') renders to the same relation as the overriding
+        # source('partner_iceberg', 'orders'): one table, so the override applies to both
+        assert formats == {
+            '"partner_catalog"."sales"."orders"': ("iceberg", True),
+            '"supplier_catalog"."sales"."orders"': ("iceberg", True),  # the source's meta
+        }
+
+    def test_an_unknown_format_in_source_meta_is_a_compile_error(self, project, emulator, catalogs):
+        codes, logs = run_and_capture_codes(
+            emulator, ["run", "--select", "bad_format_override"], expect_pass=False
+        )
+        logs = " ".join(logs.split())
+        assert (
+            "reads source('partner_delta', 'orders'), whose meta spark_table_format is 'delta', "
+            "which is not one of 'hive', 'iceberg'"
+        ) in logs
+        assert codes == {}
 
     def test_access_denied_names_the_action_before_spark_starts(self, project, emulator, catalogs):
         emulator.inject_error(

@@ -57,18 +57,64 @@ class FakeFrame:
         return FakeFrame(self.name, min(self.rows, n))
 
 
+class FakeConf:
+    def __init__(self, values: Mapping[str, str]) -> None:
+        self.values = dict(values)
+        self.sets: List[tuple] = []
+
+    def get(self, key: str, default: object = None) -> object:
+        return self.values.get(key, default)
+
+    def set(self, key: str, value: str) -> None:
+        self.sets.append((key, value))
+        self.values[key] = value
+
+
+class FakeRows:
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+    def collect(self) -> list:
+        if isinstance(answer := self.answer, Exception):
+            raise answer
+        if isinstance(answer, tuple):  # a row of another shape
+            return [answer]
+        return [("table_type", answer)]
+
+
 class FakeSpark:
-    def __init__(self) -> None:
+    """``table()`` records names (or raises ``failures[name]``); ``sql()`` answers the
+    SHOW TBLPROPERTIES lookup from ``table_types`` (a value, or an exception to raise)."""
+
+    def __init__(
+        self,
+        table_types: Mapping[str, object] = (),  # type: ignore[assignment]
+        conf: Mapping[str, str] = (),  # type: ignore[assignment]
+        failures: Mapping[str, Exception] = (),  # type: ignore[assignment]
+    ) -> None:
         self.names: List[str] = []
+        self.statements: List[str] = []
+        self.table_types = dict(table_types)
+        self.conf = FakeConf(dict(conf))
+        self.failures = dict(failures)
 
     def table(self, name: str) -> FakeFrame:
         self.names.append(name)
+        if name in self.failures:
+            raise self.failures[name]
         return FakeFrame(name)
 
+    def sql(self, statement: str) -> FakeRows:
+        self.statements.append(statement)
+        for name, answer in self.table_types.items():
+            if statement.startswith(f"SHOW TBLPROPERTIES {name} "):
+                return FakeRows(answer)
+        return FakeRows("Table x does not have property: table_type")
 
-def load(code: str) -> Dict[str, object]:
+
+def load(code: str, spark: FakeSpark | None = None) -> Dict[str, object]:
     """Execute the generated block with the names dbt-athena's generated module provides."""
-    spark = FakeSpark()
+    spark = spark or FakeSpark()
 
     class dbtObj:
         def __init__(self, load_df_function):
@@ -123,7 +169,20 @@ def parse():
         parts = parser.parseMultipartIdentifier(name)  # a Scala Seq[String]
         return [parts.apply(i) for i in range(parts.size())]
 
+    global _PARSER
+    _PARSER = parser
     return _parse
+
+
+_PARSER = None
+
+
+def parse_statement(sql: str) -> tuple:
+    """(plan class, table name parts, property key) of a SHOW TBLPROPERTIES statement."""
+    plan = _PARSER.parsePlan(sql)  # type: ignore[union-attr]
+    parts = plan.table().multipartIdentifier()
+    key = plan.propertyKey().get() if plan.propertyKey().isDefined() else None
+    return plan.getClass().getSimpleName(), [parts.apply(i) for i in range(parts.size())], key
 
 
 @pytest.mark.spark
@@ -251,3 +310,156 @@ def test_injection_attempts_stay_data():
     call = ast.parse(line).body[0].value
     assert isinstance(call, ast.Call) and len(call.args) == 1
     assert json.loads(ast.literal_eval(call.args[0])) == tables
+
+
+# ---- table formats: one lookup, then the reader the format needs --------------------------
+SEPARATOR_NAME = f"`{ACCOUNT}/sales`.`orders`"
+ICEBERG_NAME = f"`dbt_cross_account_iceberg_{ACCOUNT}`.`sales`.`orders`"
+ICEBERG_CONF = f"spark.sql.catalog.dbt_cross_account_iceberg_{ACCOUNT}"
+
+
+def planned(table_format: str | None = None, region: str | None = "eu-west-1") -> tuple:
+    read = read_of("partner_catalog", "sales", "orders", table_format=table_format)
+    plan = build_read_plan("m", [read], resolver_for({"partner_catalog": ACCOUNT}), region=region)
+    return read.keys[0], render(plan.tables)
+
+
+@pytest.mark.parametrize(
+    "answer, name",
+    [
+        ("ICEBERG", ICEBERG_NAME),
+        ("iceberg ", ICEBERG_NAME),
+        ("Table x does not have property: table_type", SEPARATOR_NAME),
+        ("EXTERNAL_TABLE", SEPARATOR_NAME),
+        # Spark < 3.2, or spark.sql.legacy.keepCommandOutputSchema: the value column only
+        (("ICEBERG",), ICEBERG_NAME),
+        # the Glue Hive client refuses a table without Hive storage, as Iceberg registers it
+        (
+            Exception(
+                "AnalysisException: org.apache.hadoop.hive.ql.metadata.HiveException: Unable to "
+                "fetch table orders. StorageDescriptor#InputFormat cannot be null for table: orders"
+            ),
+            ICEBERG_NAME,
+        ),
+    ],
+)
+def test_one_metadata_lookup_picks_the_reader(answer, name):
+    key, code = planned()
+    spark = FakeSpark(table_types={SEPARATOR_NAME: answer})
+    ns = load(code, spark)
+    assert ns["get_spark_df"](key).name == name
+    assert ns["get_spark_df"](key).name == name  # read twice, looked up once
+    assert spark.statements == [f"SHOW TBLPROPERTIES {SEPARATOR_NAME} ('table_type')"]
+    registered = dict(spark.conf.sets)
+    if name == ICEBERG_NAME:
+        assert registered[ICEBERG_CONF] == "org.apache.iceberg.spark.SparkCatalog"
+        assert registered[ICEBERG_CONF + ".glue.id"] == ACCOUNT
+        assert len(spark.conf.sets) == len(registered)  # registered once
+    else:
+        assert registered == {}
+
+
+def test_the_source_override_reads_without_a_lookup():
+    key, code = planned(table_format="iceberg")
+    spark = FakeSpark()
+    assert load(code, spark)["get_spark_df"](key).name == ICEBERG_NAME
+    assert spark.statements == []
+
+
+def test_the_owner_catalog_keeps_the_session_catalogs_io_impl_and_region():
+    key, code = planned(table_format="iceberg")
+    session = {
+        "spark.sql.catalog.spark_catalog.io-impl": "org.example.FileIO",
+        "spark.sql.catalog.spark_catalog.client.region": "eu-central-1",
+    }
+    spark = FakeSpark(conf=session)
+    load(code, spark)["get_spark_df"](key)
+    registered = dict(spark.conf.sets)
+    assert registered[ICEBERG_CONF + ".io-impl"] == "org.example.FileIO"
+    assert registered[ICEBERG_CONF + ".client.region"] == "eu-central-1"
+    spark = FakeSpark()
+    load(code, spark)["get_spark_df"](key)
+    registered = dict(spark.conf.sets)
+    assert registered[ICEBERG_CONF + ".io-impl"] == "org.apache.iceberg.aws.s3.S3FileIO"
+    assert registered[ICEBERG_CONF + ".client.region"] == "eu-west-1"
+
+
+def test_a_catalog_registered_earlier_in_the_session_is_not_set_again():
+    key, code = planned(table_format="iceberg")
+    first = FakeSpark()
+    load(code, first)["get_spark_df"](key)
+    again = FakeSpark(conf=dict(first.conf.values))
+    load(code, again)["get_spark_df"](key)
+    assert again.conf.sets == []
+
+
+DENIED = Exception(
+    "software.amazon.awssdk.services.glue.model.AccessDeniedException: User: x is not "
+    "authorized to perform: glue:GetTable on resource: arn:aws:glue:eu-west-1:999999999999:table"
+)
+NOT_FOUND = Exception("[TABLE_OR_VIEW_NOT_FOUND] The table or view cannot be found.")
+DENIED_WORDS = "Glue denied the work group's execution role access"
+NO_CLASSES = Exception(
+    "org.apache.spark.SparkException: Cannot find catalog plugin class for catalog "
+    "'dbt_cross_account_iceberg_999999999999': org.apache.iceberg.spark.SparkCatalog."
+)
+
+
+@pytest.mark.parametrize(
+    "table_format, failures, lookup, words",
+    [
+        ("hive", {SEPARATOR_NAME: DENIED}, None, DENIED_WORDS),
+        (None, {}, DENIED, DENIED_WORDS),
+        ("iceberg", {ICEBERG_NAME: DENIED}, None, DENIED_WORDS),
+        ("hive", {SEPARATOR_NAME: NOT_FOUND}, None, "has no table 'orders' in database 'sales'"),
+        ("iceberg", {ICEBERG_NAME: NOT_FOUND}, None, "no Iceberg table 'orders'"),
+        ("iceberg", {ICEBERG_NAME: NO_CLASSES}, None, "set table_type: iceberg on the model"),
+    ],
+)
+def test_errors_raised_inside_spark_say_where_and_what_to_do(table_format, failures, lookup, words):
+    key, code = planned(table_format=table_format)
+    spark = FakeSpark(failures=failures, table_types={SEPARATOR_NAME: lookup} if lookup else {})
+    with pytest.raises(RuntimeError) as info:
+        load(code, spark)["get_spark_df"](key)
+    message = str(info.value)
+    assert type(info.value).__name__ == "CrossAccountReadError"
+    assert words in message
+    assert f"account {ACCOUNT}" in message and "'sales'" in message and "'orders'" in message
+    assert info.value.__cause__ is not None  # the original stays in the traceback
+    if "denied" in words or "no table" in words:
+        assert "dbt run-operation cross_account_doctor" in message
+
+
+def test_an_error_no_rule_knows_is_raised_unchanged():
+    key, code = planned(table_format="hive")
+    boom = ValueError("something else")
+    with pytest.raises(ValueError) as info:
+        load(code, FakeSpark(failures={SEPARATOR_NAME: boom}))["get_spark_df"](key)
+    assert info.value is boom
+
+
+@pytest.mark.spark
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(account=st.from_regex(r"\A[0-9]{12}\Z"), schema=NAME, table=NAME)
+def test_every_name_the_code_can_emit_parses_to_the_intended_parts(parse, account, schema, table):
+    """The format lookup, the Iceberg table name and the Iceberg catalog's conf keys, for any
+    names: Spark's parser reads exactly the parts the plan meant."""
+    read = read_of("partner_catalog", schema, table)
+    plan = build_read_plan("m", [read], resolver_for({"partner_catalog": account}), region="r")
+    (entry,) = plan.tables.values()
+    statement = parse_statement(entry["detect"]["sql"])
+    assert statement == (
+        "ShowTableProperties",
+        [f"{account}/{schema.strip()}", table.strip()],
+        "table_type",
+    )
+    iceberg = entry["reads"]["iceberg"]
+    catalog, *rest = parse(iceberg["table"])
+    assert rest == [schema.strip().lower(), table.strip().lower()]
+    assert catalog == f"dbt_cross_account_iceberg_{account}"
+    assert [parse(f"`x`.{catalog}")[1]] == [catalog]  # a plain identifier, unquoted too
+    for key, _, _ in iceberg["conf"]:
+        assert key.startswith(f"spark.sql.catalog.{catalog}")
+    assert parse(entry["reads"]["hive"]["table"]) == [f"{account}/{schema.strip()}", table.strip()]

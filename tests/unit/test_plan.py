@@ -158,3 +158,93 @@ def test_fix_commands_are_shell_quoted():
     with pytest.raises(CrossAccountCatalogError) as info:
         build_read_plan("m", [read("partner $(touch owned) x")], Resolver())
     assert "--name 'partner $(touch owned) x'" in str(info.value)
+
+
+# ---- table formats: detected in Spark, or named by the source ---------------------------
+def test_a_cross_account_read_carries_how_to_detect_and_read_each_format():
+    plan = build_read_plan(
+        "m",
+        [read("partner_catalog", "Partner-Sales", "Order-Lines")],
+        Resolver(),
+        region="eu-west-1",
+    )
+    (entry,) = plan.tables.values()
+    assert entry["table"] == "`999999999999/Partner-Sales`.`Order-Lines`"  # the Hive read
+    assert entry["format"] is None
+    assert entry["detect"] == {
+        "sql": "SHOW TBLPROPERTIES `999999999999/Partner-Sales`.`Order-Lines` ('table_type')",
+        "formats": {"ICEBERG": "iceberg"},
+        "refusals": {"StorageDescriptor#InputFormat cannot be null": "iceberg"},
+        "default": "hive",
+    }
+    assert entry["reads"]["hive"] == {"table": entry["table"], "conf": []}
+    iceberg = entry["reads"]["iceberg"]
+    catalog = "dbt_cross_account_iceberg_999999999999"
+    assert iceberg["table"] == f"`{catalog}`.`partner-sales`.`order-lines`"
+    prefix = f"spark.sql.catalog.{catalog}"
+    assert iceberg["conf"] == [
+        [prefix, "org.apache.iceberg.spark.SparkCatalog", None],
+        [prefix + ".catalog-impl", "org.apache.iceberg.aws.glue.GlueCatalog", None],
+        [prefix + ".glue.id", "999999999999", None],
+        [prefix + ".glue.skip-name-validation", "true", None],
+        [
+            prefix + ".io-impl",
+            "org.apache.iceberg.aws.s3.S3FileIO",
+            "spark.sql.catalog.spark_catalog.io-impl",
+        ],
+        [prefix + ".client.region", "eu-west-1", "spark.sql.catalog.spark_catalog.client.region"],
+    ]
+    messages = [rule["message"] for rule in entry["errors"]]
+    assert all(
+        "account 999999999999" in m and "'Partner-Sales'" in m and "'Order-Lines'" in m
+        for m in messages
+    )
+    assert any("dbt run-operation cross_account_doctor" in m for m in messages)
+
+
+def test_local_reads_are_not_detected():
+    plan = build_read_plan("m", [read("awsdatacatalog")], Resolver())
+    (entry,) = plan.tables.values()
+    assert entry == {"table": "`sales`.`orders`", "account": None, "empty": False}
+
+
+@pytest.mark.parametrize("value, expected", [("iceberg", "iceberg"), (" Hive ", "hive")])
+def test_the_source_override_skips_detection(value, expected):
+    plan = build_read_plan("m", [read("partner_catalog", table_format=value)], Resolver())
+    (entry,) = plan.tables.values()
+    assert entry["format"] == expected and entry["detect"] is None
+
+
+def test_an_unknown_override_is_a_compile_error():
+    with pytest.raises(CrossAccountCatalogError) as info:
+        build_read_plan("model.p.m", [read("partner_catalog", table_format="delta")], Resolver())
+    assert (
+        "model 'model.p.m' reads source('partner_catalog', 'orders'), whose meta "
+        "spark_table_format is 'delta', which is not one of 'hive', 'iceberg'"
+    ) in str(info.value)
+
+
+def test_iceberg_classes_missing_says_how_to_enable_them():
+    from dbt.adapters.athena.constants import DEFAULT_SPARK_PROPERTIES
+
+    from dbt_athena_cross_account.formats import ICEBERG_SESSION_PROPERTIES
+
+    assert DEFAULT_SPARK_PROPERTIES["iceberg"] == ICEBERG_SESSION_PROPERTIES
+    plan = build_read_plan("m", [read("partner_catalog")], Resolver())
+    (entry,) = plan.tables.values()
+    [rule] = [r for r in entry["errors"] if "Cannot find catalog plugin class" in r["markers"]]
+    assert rule["format"] == "iceberg"
+    assert "set table_type: iceberg on the model" in rule["message"]
+    assert (
+        '{"SparkProperties": {"spark.sql.catalog.spark_catalog": '
+        '"org.apache.iceberg.spark.SparkSessionCatalog"'
+    ) in rule["message"]
+    assert '"spark.sql.extensions": "org.apache.iceberg.spark.extensions' in rule["message"]
+
+
+def test_an_override_applies_to_every_read_of_the_same_relation():
+    reads = [read("partner_catalog"), read("partner_catalog", table_format="iceberg")]
+    for ordered in (reads, reads[::-1]):
+        plan = build_read_plan("m", ordered, Resolver())
+        (entry,) = plan.tables.values()
+        assert (entry["format"], entry["detect"]) == ("iceberg", None)

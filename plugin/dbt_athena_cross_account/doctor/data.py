@@ -169,6 +169,25 @@ def sample_location(aws: Aws, location: str, requester_pays: bool) -> Sample:
     return _read(aws, base, first_empty, True, payer) if first_empty else base
 
 
+def read_one_object(
+    aws: Aws, ref: CheckedTable, uri: str, identity: Identity, requester_pays: bool = False
+) -> Optional[Check]:
+    """Read 1 byte of one object (an Iceberg metadata file); None when it can be read,
+    else the FAIL row (``data`` kind) with the S3 and KMS fix."""
+    match = _S3_URI.match(uri or "")
+    if not match or not match.group(2):
+        reason = NO_LOCATION.format(location=uri or "none")
+        return Check(FAIL, KIND, ref.name, reason, NO_LOCATION_FIX)
+    bucket, key = match.groups()
+    prefix = key.rsplit("/", 1)[0] + "/" if "/" in key else ""
+    payer = {"RequestPayer": "requester"} if requester_pays else {}
+    sample = aws.once(
+        ("object", uri, requester_pays),
+        partial(_read, aws, Sample(uri, bucket, prefix), key, False, payer),
+    )
+    return None if sample.error is None else _failure_row(aws, ref, sample, identity)
+
+
 # ---- rows -------------------------------------------------------------------------------
 def _kms_key(aws: Aws, bucket: str) -> Tuple[Optional[str], str]:
     """(KMS key, or 'aws/s3' when the bucket defaults to SSE-KMS; a note when unreadable)."""

@@ -99,7 +99,8 @@ def _table_rows(aws: Aws, ref: CheckedTable, owner: str, identity: Identity) -> 
     if not is_view(facts.table):  # a view has no data of its own
         data = check_data(aws, ref, facts.table, identity, facts.partitions, ref.requester_pays)
     readable = all(r.status != FAIL for r in data)
-    return [row, check_format(ref, facts.table, data_readable=readable), *data]
+    fmt = check_format(ref, facts.table, readable, aws=aws, identity=identity, owner=owner)
+    return [row, fmt, *data]
 
 
 def _check_tables(

@@ -1,10 +1,12 @@
-"""format: can the Hive Glue client behind the separator read the table?"""
+"""format: can Spark read the table cross-account, with the reader its format needs?"""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from dbt_athena_cross_account.doctor import table_format
+from dbt_athena_cross_account import formats
 from dbt_athena_cross_account.doctor.report import macro_result
 from dbt_athena_cross_account.doctor.rows import FAIL, PASS, WARN, CheckedTable
 from dbt_athena_cross_account.doctor.table_format import check_format
@@ -17,7 +19,7 @@ from tests.unit.doctor.helpers import only, run
     ("table", "status", "words"),
     [
         ("orders", PASS, "Hive table (parquet)"),
-        ("iceberg_orders", FAIL, "Hive Glue client"),
+        ("iceberg_orders", PASS, "Iceberg table, read through an Iceberg catalog"),
         ("governed_orders", FAIL, "no Lake Formation support"),
         ("orders_view", FAIL, "view"),
         ("delta_orders", FAIL, "Delta table"),
@@ -58,9 +60,9 @@ def test_lake_formation_registered_table(data_readable, status):
 
 
 def test_lake_formation_table_whose_data_the_doctor_cannot_read_fails(aws, monkeypatch):
-    real = table_format.detect
+    real = formats.detect
     monkeypatch.setattr(
-        table_format,
+        formats,
         "detect",
         lambda table: ("lake_formation", "") if table["Name"] == "locked_orders" else real(table),
     )
@@ -71,14 +73,44 @@ def test_lake_formation_table_whose_data_the_doctor_cannot_read_fails(aws, monke
     assert only(rows, "format", "partner_catalog.sales.orders").status == PASS
 
 
-def test_the_iceberg_verdict_has_one_home(monkeypatch):
-    """Iceberg reads fail today; when the generated code reads them through an Iceberg
-    catalog, flipping its FORMATS entry is all the doctor needs."""
-    ref, table = CheckedTable("c", "s", "t"), {"Parameters": {"table_type": "ICEBERG"}}
-    assert check_format(ref, table).status == FAIL
-    monkeypatch.setitem(
-        table_format.FORMATS,
-        "iceberg",
-        table_format.Verdict(PASS, "Iceberg table, read through its own catalog"),
+def test_iceberg_passes_when_its_metadata_file_is_readable(aws):
+    name = "partner_catalog.sales.iceberg_orders"
+    _, rows = run(aws, tables=(name,))
+    row = only(rows, "format", name)
+    assert row.status == PASS
+    assert "glue.id=999999999999" in row.reason
+    metadata = "s3://partner-data/sales/iceberg_orders/metadata/00001-5f0e.metadata.json"
+    assert f"read 1 byte of its metadata file {metadata}" in row.reason
+    assert only(rows, "data", name).status == PASS  # its data and metadata prefixes list
+
+
+def test_iceberg_whose_metadata_file_is_refused_fails_with_the_s3_and_kms_fix(aws):
+    name = "partner_catalog.sales.iceberg_kms_orders"
+    _, rows = run(aws, tables=(name,))
+    row = only(rows, "format", name)
+    assert row.status == FAIL
+    assert "metadata file s3://partner-kms/sales/iceberg/metadata/00001-5f0e.metadata.json" in (
+        row.reason
     )
-    assert check_format(ref, table).status == PASS
+    assert "was denied (s3:GetObject" in row.reason and "kms:Decrypt" in row.reason
+    assert "bucket policy of s3://partner-kms" in row.fix and "kms:Decrypt" in row.fix
+
+
+def test_iceberg_without_metadata_location_fails(aws):
+    name = "partner_catalog.sales.iceberg_nometa_orders"
+    _, rows = run(aws, tables=(name,))
+    row = only(rows, "format", name)
+    assert row.status == FAIL and "no metadata_location" in row.reason and row.fix
+
+
+def test_the_doctor_takes_its_verdicts_from_the_formats_module(monkeypatch):
+    """formats.FORMATS is the one home: what the doctor says about a format is its entry."""
+    from dbt_athena_cross_account import formats
+
+    ref, table = CheckedTable("c", "s", "t"), {"Parameters": {"table_type": "DELTA"}}
+    assert check_format(ref, table).status == FAIL
+    readable = formats.Verdict(PASS, "Delta table, read through its own catalog")
+    monkeypatch.setitem(
+        formats.FORMATS, "delta", dataclasses.replace(formats.FORMATS["delta"], doctor=readable)
+    )
+    assert check_format(ref, table).reason == "Delta table, read through its own catalog"

@@ -1,0 +1,112 @@
+"""Seeding real Iceberg tables in any account (instant executor: no Spark). The Glue entry,
+the S3 objects and the rows are checked through the AWS APIs and a real Iceberg reader, as
+a client on AWS would see them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
+from athena_spark_emulator.seed import SeedError
+from tests.conftest import prepare_base
+
+OWNER_A = "444444444444"
+OWNER_B = "555555555555"
+
+
+def orders(rows, **extra):
+    return {
+        "format": "iceberg",
+        "columns": {"order_id": "int", "amount": "double"},
+        "rows": rows,
+        **extra,
+    }
+
+
+@pytest.fixture
+def emu(emulator: Emulator) -> Emulator:
+    prepare_base(emulator)
+    emulator.seed(
+        {
+            "accounts": {
+                OWNER_A: {
+                    "grants": [LOCAL_ACCOUNT],
+                    "databases": {"ice": {"orders": orders([[401, 1.5], [402, None]])}},
+                },
+                OWNER_B: {"databases": {"ice": {"orders": orders([[501, 2.0]])}}},
+                LOCAL_ACCOUNT: {"databases": {"ice": {"orders": orders([[1, 9.0]])}}},
+            }
+        }
+    )
+    return emulator
+
+
+def glue_table(emu: Emulator, account: str, database: str = "ice", table: str = "orders") -> dict:
+    from moto.glue.models import glue_backends
+
+    return glue_backends[account]["eu-west-1"].databases[database].tables[table].as_dict()
+
+
+def iceberg_rows(emu: Emulator, account: str) -> list:
+    from athena_spark_emulator import iceberg
+
+    table = iceberg.load_table(emu.endpoint_url, account, "ice", "orders", as_account=account)
+    return sorted(table.scan().to_arrow().to_pylist(), key=lambda r: r["order_id"])
+
+
+def test_glue_holds_what_icebergs_glue_catalog_registers_in_the_owner_account(emu):
+    table = glue_table(emu, OWNER_A)
+    params = table["Parameters"]
+    assert params["table_type"] == "ICEBERG"
+    metadata = params["metadata_location"]
+    location = f"s3://emulator-{OWNER_A}-eu-west-1/iceberg/ice/orders"
+    assert metadata.startswith(f"{location}/metadata/") and metadata.endswith(".metadata.json")
+    storage = table["StorageDescriptor"]
+    assert storage["Location"] == location
+    assert [c["Name"] for c in storage["Columns"]] == ["order_id", "amount"]
+    assert "InputFormat" not in storage and "SerdeInfo" not in storage  # no Hive storage
+    # the metadata file is in the owner's bucket, readable through S3
+    bucket, key = metadata[len("s3://") :].split("/", 1)
+    body = json.loads(emu.client("s3").get_object(Bucket=bucket, Key=key)["Body"].read())
+    assert body["location"] == location and body["format-version"] in (1, 2)
+
+
+def test_the_same_table_in_three_accounts_holds_each_accounts_rows(emu):
+    assert iceberg_rows(emu, OWNER_A) == [
+        {"order_id": 401, "amount": 1.5},
+        {"order_id": 402, "amount": None},
+    ]
+    assert iceberg_rows(emu, OWNER_B) == [{"order_id": 501, "amount": 2.0}]
+    assert iceberg_rows(emu, LOCAL_ACCOUNT) == [{"order_id": 1, "amount": 9.0}]
+
+
+def test_a_glue_read_with_the_owners_catalog_id_needs_its_grant(emu, monkeypatch):
+    monkeypatch.setattr(emu, "glue_owner_routing", True)
+    glue = emu.client("glue")
+    found = glue.get_table(CatalogId=OWNER_A, DatabaseName="ice", Name="orders")["Table"]
+    assert found["Parameters"]["table_type"] == "ICEBERG"
+    with pytest.raises(glue.exceptions.AccessDeniedException):
+        glue.get_table(CatalogId=OWNER_B, DatabaseName="ice", Name="orders")
+
+
+def test_reseeding_switches_a_table_between_hive_and_iceberg(emu):
+    hive = {"columns": {"order_id": "int"}, "rows": [[7]]}
+    emu.seed({"accounts": {OWNER_B: {"databases": {"ice": {"orders": hive}}}}})
+    assert "table_type" not in glue_table(emu, OWNER_B)["Parameters"]
+    emu.seed({"accounts": {OWNER_B: {"databases": {"ice": {"orders": orders([[503, 1.0]])}}}}})
+    assert glue_table(emu, OWNER_B)["Parameters"]["table_type"] == "ICEBERG"
+    assert iceberg_rows(emu, OWNER_B) == [{"order_id": 503, "amount": 1.0}]
+
+
+def test_the_seed_schema_names_the_formats(emulator):
+    bad = {
+        "accounts": {
+            OWNER_A: {"databases": {"ice": {"t": {"columns": {"a": "int"}, "format": "delta"}}}}
+        }
+    }
+    with pytest.raises(SeedError) as info:
+        emulator.seed(bad)
+    assert "accounts.444444444444.databases.ice.t.format" in str(info.value)
+    assert "'hive', 'iceberg'" in str(info.value)
