@@ -40,6 +40,8 @@ def emu(emulator: Emulator) -> Emulator:
             }
         }
     )
+    # OWNER_B grants nobody, whatever an earlier module's seed granted in this session
+    emulator.catalog.revoke(OWNER_B)
     return emulator
 
 
