@@ -5,11 +5,12 @@
   plugin (plan.py, formats.py, names.py). For an owner's table: the separator name
   `<account_id>/<schema>`.`<table>` (the Hive read), the Iceberg name through a per-owner
   catalog and the Spark properties that register it, the one metadata lookup that names the
-  table's format (unless the source's meta names it), and the rules that re-raise a Glue
-  error with what to do. For a local table, `<schema>`.`<table>`. The code only looks
-  names up and applies them: nothing is parsed or executed from a name. The plan enters
-  as a JSON string literal (tojson twice, decoded with json.loads), so names round-trip
-  exactly.
+  table's format (unless the source's meta names it), the error raised instead of reading
+  a format Spark cannot read (Delta, Hudi: the separator would return raw files), and the
+  rules that re-raise a Glue error with what to do. For a local table, `<schema>`.`<table>`.
+  The code only looks names up and applies them: nothing is parsed or executed from a name.
+  The plan enters as a JSON string literal (tojson twice, decoded with json.loads), so names
+  round-trip exactly.
 -#}
 {% macro _cross_account_get_spark_df(tables) -%}
 import json as _cross_account_json
@@ -17,7 +18,7 @@ import json as _cross_account_json
 # dbt_athena_cross_account: how this model reads each ref and source, decided at compile time.
 # {relation as dbt renders it: {"table": Spark table name, "account": owner account id or None,
 #  "empty": True under dbt --empty, and for an owner's table "format", "detect", "reads",
-#  "errors" (see the plugin's plan.cross_account_entry)}}
+#  "refuse", "errors" (see the plugin's plan.cross_account_entry)}}
 _CROSS_ACCOUNT_TABLES = _cross_account_json.loads({{ tables | tojson | tojson }})
 _CROSS_ACCOUNT_FORMATS = {}  # format found by each lookup, for this calculation
 
@@ -55,6 +56,8 @@ def _cross_account_table(read):
     if not read.get("reads"):
         return read["table"], "hive"
     table_format = _cross_account_format(read)
+    if table_format not in read["reads"]:  # Delta, Hudi, ...: the separator reads raw files
+        raise CrossAccountReadError(read["refuse"][table_format])
     how = read["reads"][table_format]
     for key, value, inherit in how["conf"]:
         if inherit:
@@ -96,6 +99,8 @@ def get_spark_df(identifier):
     try:
         name, table_format = _cross_account_table(read)
         df = spark.table(name)
+    except CrossAccountReadError:
+        raise
     except Exception as error:
         replaced = _cross_account_error(read, table_format, error)
         if replaced is None:

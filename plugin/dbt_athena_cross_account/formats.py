@@ -275,9 +275,10 @@ def spark_reads(
 def runtime_detection(account_id: str, schema: str, table: str) -> Dict[str, Any]:
     """The one metadata lookup that names a table's format inside Spark, and how to read
     its answer: ``sql`` (``SHOW TBLPROPERTIES`` through the separator, which Spark 3.2 has),
-    ``formats`` (table_type value -> format), ``refusals`` (text of a refused lookup ->
-    format) and ``default`` (no table_type: Hive)."""
-    formats = {value: name for name in readable() for value in FORMATS[name].table_types}
+    ``formats`` (table_type value -> format, unreadable formats included: see
+    :func:`unreadable_errors`), ``refusals`` (text of a refused lookup -> format) and
+    ``default`` (no table_type: Hive)."""
+    formats = {value: name for name, fmt in FORMATS.items() for value in fmt.table_types}
     without = [n for n in readable() if FORMATS[n].without_hive_storage]
     return {
         "sql": table_property_statement(
@@ -286,6 +287,24 @@ def runtime_detection(account_id: str, schema: str, table: str) -> Dict[str, Any
         "formats": formats,
         "refusals": {NO_HIVE_STORAGE: without[0]} if len(without) == 1 else {},
         "default": HIVE,
+    }
+
+
+# ---- formats Spark cannot read: refused before the read ---------------------------------
+UNREADABLE = "dbt_athena_cross_account: {label} (account {account}, database '{database}', table '{table}') cannot be read cross-account: {reason}. Fix: {fix}. Run `dbt run-operation cross_account_doctor` to check every table the project reads."
+
+
+def unreadable_errors(label: str, account_id: str, schema: str, table: str) -> Dict[str, str]:
+    """{format: message} for the formats the runtime lookup can name but Spark cannot read
+    (Delta, Hudi, governed): the generated code raises the message instead of reading
+    through the separator, which would return the raw files (or fail without a reason)."""
+    names = dict(
+        label=label, account=account_id, database=table_part(schema), table=table_part(table)
+    )
+    return {
+        name: UNREADABLE.format(reason=fmt.doctor.reason, fix=fmt.doctor.fix, **names)
+        for name, fmt in FORMATS.items()
+        if fmt.reader is None and fmt.table_types
     }
 
 

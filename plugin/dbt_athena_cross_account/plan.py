@@ -168,6 +168,8 @@ def cross_account_entry(
     * ``format``: the source's override, or None; then ``detect`` is the metadata lookup
       that names the format inside Spark (``formats.runtime_detection``), else None;
     * ``reads``: per format, the table name to read and the Spark properties to set first;
+    * ``refuse``: for a format the lookup names but Spark cannot read (Delta, ...), the
+      error raised instead of reading;
     * ``errors``: how an exception raised inside Spark is re-raised, with what to do.
     """
     reads = formats.spark_reads(account, read.schema, read.table, region)
@@ -180,6 +182,7 @@ def cross_account_entry(
         if table_format
         else formats.runtime_detection(account, read.schema, read.table),
         "reads": reads,
+        "refuse": formats.unreadable_errors(read.label, account, read.schema, read.table),
         "errors": formats.read_errors(read.label, account, read.schema, read.table),
     }
 

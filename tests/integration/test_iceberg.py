@@ -19,7 +19,7 @@ from typing import Dict, Iterator, List
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.catalog import TableRef
+from athena_spark_emulator.catalog import TableRef, glue_backend
 from tests.conftest import REPO_ROOT, dbt_cli, read_plan_in
 from tests.integration.conftest import rows
 
@@ -38,6 +38,22 @@ JOINED = [
 ]
 
 
+def register_as_delta(ref: TableRef) -> None:
+    """Make a seeded Hive table's Glue entry a Delta table's, as Athena registers one: Hive
+    storage over the table's parquet files (which the Hive client reads as they are, removed
+    files and all) plus ``table_type=DELTA``."""
+    table = glue_backend(ref.account).databases[ref.database].tables[ref.table].as_dict()
+    keys = ("TableType", "StorageDescriptor", "PartitionKeys")
+    table_input = {k: table[k] for k in keys if table.get(k) is not None}
+    table_input["Name"] = ref.table
+    table_input["Parameters"] = {
+        **table["Parameters"],
+        "table_type": "DELTA",
+        "spark.sql.sources.provider": "delta",
+    }
+    glue_backend(ref.account).update_table(ref.database, ref.table, table_input)
+
+
 @pytest.fixture(scope="module")
 def world(emulator: Emulator, spark_executor) -> Iterator[Emulator]:
     routing, lifecycle = emulator.glue_owner_routing, emulator.session_lifecycle
@@ -45,6 +61,7 @@ def world(emulator: Emulator, spark_executor) -> Iterator[Emulator]:
     try:
         with emulator.using_executor(spark_executor):
             emulator.seed(HERE / "iceberg_seed.yml")
+            register_as_delta(TableRef(SUPPLIER, "sales", "ledger"))
             yield emulator
     finally:
         emulator.glue_owner_routing, emulator.session_lifecycle = routing, lifecycle
@@ -176,6 +193,7 @@ def run(tmp_path_factory: pytest.TempPathFactory, world: Emulator):
             "joined_iceberg_session",
             "no_grant",
             "no_iceberg_classes",
+            "reads_delta",
         ):
             if f"iceberg_out.{name}" in calc.code:
                 codes[name] = calc
@@ -241,3 +259,14 @@ def test_missing_iceberg_classes_say_how_to_enable_them(run):
     ) in output
     assert "Fix: set table_type: iceberg on the model" in output
     assert "Cannot find catalog plugin class" in output  # real Spark's own error, chained
+
+
+def test_a_delta_table_fails_with_its_format_instead_of_reading_its_raw_files(run, world):
+    output, codes = run
+    assert codes["reads_delta"].state == "FAILED"
+    assert (
+        f"source('supplier', 'ledger') (account {SUPPLIER}, database 'sales', table 'ledger') "
+        "cannot be read cross-account: Delta table: the Hive Glue client reads only its raw files"
+    ) in output
+    assert "Fix: configure the matching Spark catalog for the owner account" in output
+    assert not world.catalog.table_exists(TableRef(LOCAL_ACCOUNT, "iceberg_out", "reads_delta"))

@@ -173,7 +173,7 @@ def test_a_cross_account_read_carries_how_to_detect_and_read_each_format():
     assert entry["format"] is None
     assert entry["detect"] == {
         "sql": "SHOW TBLPROPERTIES `999999999999/Partner-Sales`.`Order-Lines` ('table_type')",
-        "formats": {"ICEBERG": "iceberg"},
+        "formats": {"ICEBERG": "iceberg", "DELTA": "delta", "HUDI": "hudi", "GOVERNED": "governed"},
         "refusals": {"StorageDescriptor#InputFormat cannot be null": "iceberg"},
         "default": "hive",
     }
@@ -200,6 +200,20 @@ def test_a_cross_account_read_carries_how_to_detect_and_read_each_format():
         for m in messages
     )
     assert any("dbt run-operation cross_account_doctor" in m for m in messages)
+
+
+def test_formats_spark_cannot_read_are_refused_with_the_table_and_the_fix():
+    plan = build_read_plan("m", [read("partner_catalog", "sales", "ledger")], Resolver())
+    (entry,) = plan.tables.values()
+    assert set(entry["refuse"]) == {"delta", "hudi", "governed"}
+    assert not set(entry["refuse"]) & set(entry["reads"])  # refused, never read
+    assert entry["refuse"]["delta"] == (
+        "dbt_athena_cross_account: source('partner_catalog', 'ledger') (account 999999999999, "
+        "database 'sales', table 'ledger') cannot be read cross-account: Delta table: the Hive Glue "
+        "client reads only its raw files. Fix: configure the matching Spark catalog for the "
+        "owner account, or read it from a SQL model. Run `dbt run-operation "
+        "cross_account_doctor` to check every table the project reads."
+    )
 
 
 def test_local_reads_are_not_detected():
