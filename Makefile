@@ -90,7 +90,7 @@ demo: install ## the main job: dbt deps + dbt run on integration_tests/ against 
 	@scripts/check-java.sh
 	$(BIN)/python -m athena_spark_emulator.demo --project-dir integration_tests
 
-bench: install ## the benchmarks; writes bench/RESULTS.md (about 11 minutes)
+bench: install ## the benchmarks; writes bench/RESULTS.md (7 to 17 minutes)
 	$(BIN)/python bench/run.py
 
 clean: ## remove build output and dbt/pytest caches (not the venvs)
