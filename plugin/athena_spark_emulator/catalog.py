@@ -281,6 +281,10 @@ class Catalog:
             },
             "PartitionKeys": [{"Name": n, "Type": t} for n, t in partition_keys],
         }
+        self._upsert_table(ref, table_input)
+
+    def _upsert_table(self, ref: TableRef, table_input: Dict[str, Any]) -> None:
+        """Glue's CreateTable, or UpdateTable when the ref's table exists."""
         backend = glue_backend(ref.account)
         with self.lock:
             self.ensure_database(ref.account, ref.database)
@@ -301,13 +305,7 @@ class Catalog:
         keys = ("TableType", "Parameters", "StorageDescriptor", "PartitionKeys", "Description")
         table_input = {k: table[k] for k in keys if table.get(k) is not None}
         table_input["Name"] = target.table
-        backend = glue_backend(target.account)
-        with self.lock:
-            self.ensure_database(target.account, target.database)
-            if target.table in backend.databases[target.database].tables:
-                backend.update_table(target.database, target.table, table_input)
-            else:
-                backend.create_table(target.database, target.table, table_input)
+        self._upsert_table(target, table_input)
         self.drop_table(source)
 
     # -- seeding ----------------------------------------------------------------------

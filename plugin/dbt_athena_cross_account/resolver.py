@@ -195,6 +195,17 @@ def explain_client_error(
     )
 
 
+def _explained(exc: BaseException, action: str, catalog: Optional[str]) -> BaseException:
+    """What to raise for ``exc`` from ``action``: ``_CredentialsExpired`` (retried once with a
+    fresh client), an explained AWS error, or ``exc`` itself when it is not one."""
+    code = error_code(exc)
+    if code.startswith(EXPIRED_CREDENTIALS_PREFIX):
+        return _CredentialsExpired(explain_client_error(exc, action, catalog))
+    if code:
+        return explain_client_error(exc, action, catalog)
+    return exc
+
+
 class _Cell:
     __slots__ = ("done", "error", "value")
 
@@ -267,13 +278,10 @@ class CatalogResolver:
             if code in NOT_FOUND_CODES:
                 self._debug(f"GetDataCatalog({name!r}) -> not found: {exc}")
                 return None
-            if code.startswith(EXPIRED_CREDENTIALS_PREFIX):
-                raise _CredentialsExpired(
-                    explain_client_error(exc, "athena:GetDataCatalog", name)
-                ) from exc
-            if code:
-                raise explain_client_error(exc, "athena:GetDataCatalog", name) from exc
-            raise
+            error = _explained(exc, "athena:GetDataCatalog", name)
+            if error is exc:
+                raise
+            raise error from exc
         # moto answers an unknown name with an empty body instead of an error.
         return response.get("DataCatalog") or None
 
@@ -297,14 +305,10 @@ class CatalogResolver:
                     else:
                         self._debug(f"skipping data catalog {name!r} of type {summary.get('Type')}")
         except Exception as exc:
-            code = error_code(exc)
-            if code.startswith(EXPIRED_CREDENTIALS_PREFIX):
-                raise _CredentialsExpired(
-                    explain_client_error(exc, "athena:ListDataCatalogs", None)
-                ) from exc
-            if code:
-                raise explain_client_error(exc, "athena:ListDataCatalogs", None) from exc
-            raise
+            error = _explained(exc, "athena:ListDataCatalogs", None)
+            if error is exc:
+                raise
+            raise error from exc
         return names
 
     # -- single-flight cache ---------------------------------------------------
