@@ -153,10 +153,10 @@ def rows(output: str) -> Dict[str, List[str]]:
     return {status: sorted(subjects) for status, subjects in found.items()}
 
 
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Dict[str, object]]:
-    root = tmp_path_factory.mktemp("doctor-emulator")
-    project = write_project(root)
+def drive(root: Path, project: Path, driver: str, seed: Path, *flags: str, timeout: int) -> dict:
+    """``dbt deps``, then ``driver`` (a Python script given the path to write its JSON
+    result to) inside ``athena-spark-emulator run --seed seed *flags``, from a fresh process
+    in ``project``; returns what the driver wrote."""
     env = {
         "DBT_PROFILES_DIR": str(project),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
@@ -165,27 +165,25 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Dict[str, obj
     }
     deps = subprocess.run(["dbt", "deps"], cwd=project, env=env, capture_output=True, text=True)
     assert deps.returncode == 0, deps.stdout + deps.stderr
-    result = root / "reports.json"
-    (root / "driver.py").write_text(DRIVER)
+    (root / "driver.py").write_text(driver)
+    result = root / "result.json"
+    command = [CLI, "run", *flags, "--seed", str(seed), "--"]
     done = subprocess.run(
-        [
-            CLI,
-            "run",
-            "--seed",
-            str(DEMO_SEED),
-            "--",
-            sys.executable,
-            str(root / "driver.py"),
-            str(result),
-        ],
+        [*command, sys.executable, str(root / "driver.py"), str(result)],
         cwd=project,
         env=env,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=timeout,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return json.loads(result.read_text())
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Dict[str, object]]:
+    root = tmp_path_factory.mktemp("doctor-emulator")
+    return drive(root, write_project(root), DRIVER, DEMO_SEED, timeout=900)
 
 
 def test_doctor_is_all_pass_on_the_demo_seed(reports):
@@ -269,36 +267,7 @@ def spark_written(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, object]
     )
     # sort_keys=False: a table's columns keep their order (its rows are positional)
     (root / "seed.yml").write_text(yaml.safe_dump(seed, sort_keys=False))
-    (root / "driver.py").write_text(SPARK_DRIVER)
-    env = {
-        "DBT_PROFILES_DIR": str(project),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "DBT_USE_COLORS": "false",
-        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
-    }
-    deps = subprocess.run(["dbt", "deps"], cwd=project, env=env, capture_output=True, text=True)
-    assert deps.returncode == 0, deps.stdout + deps.stderr
-    result = root / "result.json"
-    done = subprocess.run(
-        [
-            CLI,
-            "run",
-            "--spark",
-            "--seed",
-            str(root / "seed.yml"),
-            "--",
-            sys.executable,
-            str(root / "driver.py"),
-            str(result),
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    seen = json.loads(result.read_text())
+    seen = drive(root, project, SPARK_DRIVER, root / "seed.yml", "--spark", timeout=1200)
     assert seen["run"] == 0, seen["run_out"]
     return seen
 
