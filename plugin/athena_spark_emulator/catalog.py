@@ -267,13 +267,19 @@ class Catalog:
         location: str,
         classification: str = "parquet",
         partition_keys: Sequence[Tuple[str, str]] = (),
+        parameters: Optional[Mapping[str, str]] = None,
     ) -> None:
-        """Create or replace a Glue table (EXTERNAL_TABLE) in the ref's account."""
+        """Create or replace a Glue table (EXTERNAL_TABLE) in the ref's account; ``parameters``
+        are added to its Glue Parameters."""
         formats = JSON if classification == "json" else PARQUET
         table_input = {
             "Name": ref.table,
             "TableType": "EXTERNAL_TABLE",
-            "Parameters": {"classification": classification, "EXTERNAL": "TRUE"},
+            "Parameters": {
+                "classification": classification,
+                "EXTERNAL": "TRUE",
+                **(parameters or {}),
+            },
             "StorageDescriptor": {
                 "Columns": [{"Name": n, "Type": t} for n, t in columns],
                 "Location": location,
@@ -318,6 +324,7 @@ class Catalog:
         rows: Iterable[Union[Sequence[Any], Mapping[str, Any]]] = (),
         location: Optional[str] = None,
         table_format: str = "hive",
+        parameters: Optional[Mapping[str, str]] = None,
     ) -> TableRef:
         """Create ``account``'s ``database.table`` with ``rows``.
 
@@ -327,12 +334,16 @@ class Catalog:
         real Iceberg table written as that account through the emulator's Glue and S3
         (default location ``s3://emulator-<account>-<region>/iceberg/<db>/<table>``).
         Replaces the table (its Glue entry, and a Hive table's data) when it exists.
+        ``parameters`` (Hive tables only) are added to the Glue entry's Parameters, e.g.
+        ``table_type: DELTA`` for files registered as another format's table.
         """
         cols = (
             list(columns.items()) if isinstance(columns, Mapping) else [tuple(c) for c in columns]
         )
         ref = TableRef(account, glue_name(database), glue_name(table))
         if table_format == "iceberg":
+            if parameters:
+                raise ValueError("parameters apply to hive tables; Iceberg writes its own")
             return self._create_iceberg_table(ref, cols, rows, location)
         if table_format != "hive":
             raise ValueError(f"table_format is 'hive' or 'iceberg', not {table_format!r}")
@@ -347,7 +358,7 @@ class Catalog:
             for row in rows:
                 record = dict(row) if isinstance(row, Mapping) else dict(zip(names, row))
                 handle.write(json.dumps(record, default=str) + "\n")
-        self.put_table(ref, cols, location, classification="json")
+        self.put_table(ref, cols, location, classification="json", parameters=parameters)
         self.sync_to_s3(location, account)
         return ref
 

@@ -130,9 +130,18 @@ def load(path: Union[str, Path]) -> SeedDocument:
     return document
 
 
+ICEBERG_PARAMETERS = "parameters apply to hive tables only (an Iceberg table's Glue parameters are the ones Iceberg writes): remove them, or the format: iceberg"
+
+
+def _iceberg_with_parameters(error: Any) -> bool:
+    return error.validator == "not" and error.validator_value == {"required": ["parameters"]}
+
+
 def _error_path(error: Any) -> List[Any]:
     """The path to point at: the unexpected key itself for additionalProperties."""
     path = list(error.absolute_path)
+    if _iceberg_with_parameters(error):
+        path.append("parameters")
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = set((error.schema.get("properties") or {}).keys())
         extra = [k for k in error.instance if k not in allowed]
@@ -144,6 +153,8 @@ def _error_path(error: Any) -> List[Any]:
 
 
 def _message(error: Any) -> str:
+    if _iceberg_with_parameters(error):
+        return ICEBERG_PARAMETERS
     if "propertyNames" in error.relative_schema_path:
         return f"{error.message} (account ids are 12-digit strings: quote them in YAML)"
     if error.validator == "pattern" and error.schema.get("pattern") == "^[0-9]{12}$":
@@ -222,5 +233,6 @@ def apply(emulator: Seedable, spec: Spec) -> Dict[str, Any]:
                     table_spec.get("rows") or [],
                     location=table_spec.get("location"),
                     table_format=table_spec.get("format", "hive"),
+                    parameters=table_spec.get("parameters"),
                 )
     return data

@@ -80,6 +80,15 @@ def write(tmp_path: Path, text: str, name: str = "seed.yml") -> Path:
             "value(s) but the table has 2 column(s) (order_id, amount)",
         ),
         (("rows:", "rows: ["), "seed.yml:11: not valid YAML/JSON"),
+        (  # Glue parameters on an Iceberg table: the line of the parameters key
+            (
+                "          columns: {order_id",
+                "          format: iceberg\n          parameters: {table_type: DELTA}\n"
+                "          columns: {order_id",
+            ),
+            "seed.yml:10: accounts.999999999999.databases.sales.orders.parameters: "
+            "parameters apply to hive tables only",
+        ),
     ],
 )
 def test_bad_seed_names_file_line_and_key(tmp_path, change, expected):

@@ -4,6 +4,7 @@ projects built from the models of the integration_tests/ dbt project."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional
@@ -50,11 +51,22 @@ def spark_emulator(emulator: Emulator, spark_executor: SparkExecutor) -> Iterato
     Glue API calls with an owner's CatalogId are routed to the owner's Glue for the class.
     The instant executor (the default other tests rely on) is restored afterwards.
     """
+    with seeded_with_spark(emulator, spark_executor, SEED_FILE):
+        yield emulator
+
+
+@contextlib.contextmanager
+def seeded_with_spark(
+    emulator: Emulator, spark_executor: SparkExecutor, seed: Path
+) -> Iterator[Emulator]:
+    """The shared emulator seeded with ``seed``, running calculations in local Spark, with
+    Glue calls routed by CatalogId to the owner's Glue and Spark sessions' lifecycle on;
+    the instant executor and both switches are restored afterwards."""
     routing, lifecycle = emulator.glue_owner_routing, emulator.session_lifecycle
     emulator.glue_owner_routing = emulator.session_lifecycle = True
     try:
         with emulator.using_executor(spark_executor):
-            emulator.seed(SEED_FILE)
+            emulator.seed(seed)
             yield emulator
     finally:
         emulator.glue_owner_routing, emulator.session_lifecycle = routing, lifecycle
@@ -89,9 +101,7 @@ def copy_project(target: Path) -> Path:
     shutil.copytree(
         INTEGRATION_PROJECT,
         target,
-        ignore=shutil.ignore_patterns(
-            "target", "dbt_packages", "logs", "__pycache__"
-        ),
+        ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "__pycache__"),
     )
     (target / "packages.yml").write_text(f"packages:\n  - local: {REPO_ROOT}\n", encoding="utf-8")
     return target

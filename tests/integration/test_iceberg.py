@@ -19,9 +19,9 @@ from typing import Dict, Iterator, List
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.catalog import TableRef, glue_backend
+from athena_spark_emulator.catalog import TableRef
 from tests.conftest import REPO_ROOT, dbt_cli, read_plan_in
-from tests.integration.conftest import rows
+from tests.integration.conftest import rows, seeded_with_spark
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -38,33 +38,10 @@ JOINED = [
 ]
 
 
-def register_as_delta(ref: TableRef) -> None:
-    """Make a seeded Hive table's Glue entry a Delta table's, as Athena registers one: Hive
-    storage over the table's parquet files (which the Hive client reads as they are, removed
-    files and all) plus ``table_type=DELTA``."""
-    table = glue_backend(ref.account).databases[ref.database].tables[ref.table].as_dict()
-    keys = ("TableType", "StorageDescriptor", "PartitionKeys")
-    table_input = {k: table[k] for k in keys if table.get(k) is not None}
-    table_input["Name"] = ref.table
-    table_input["Parameters"] = {
-        **table["Parameters"],
-        "table_type": "DELTA",
-        "spark.sql.sources.provider": "delta",
-    }
-    glue_backend(ref.account).update_table(ref.database, ref.table, table_input)
-
-
 @pytest.fixture(scope="module")
 def world(emulator: Emulator, spark_executor) -> Iterator[Emulator]:
-    routing, lifecycle = emulator.glue_owner_routing, emulator.session_lifecycle
-    emulator.glue_owner_routing = emulator.session_lifecycle = True
-    try:
-        with emulator.using_executor(spark_executor):
-            emulator.seed(HERE / "iceberg_seed.yml")
-            register_as_delta(TableRef(SUPPLIER, "sales", "ledger"))
-            yield emulator
-    finally:
-        emulator.glue_owner_routing, emulator.session_lifecycle = routing, lifecycle
+    with seeded_with_spark(emulator, spark_executor, HERE / "iceberg_seed.yml"):
+        yield emulator
 
 
 # ---- the emulator's Spark honours Iceberg catalogs registered at run time -----------------

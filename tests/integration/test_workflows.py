@@ -20,7 +20,7 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from tests.conftest import REPO_ROOT, dbt_cli
-from tests.integration.conftest import rows
+from tests.integration.conftest import rows, seeded_with_spark
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -33,14 +33,8 @@ LOCAL_ROWS = [1, 2]
 @pytest.fixture(scope="module")
 def world(emulator: Emulator, spark_executor) -> Iterator[Emulator]:
     """The shared emulator, Spark executor on, seeded with the three accounts."""
-    routing, lifecycle = emulator.glue_owner_routing, emulator.session_lifecycle
-    emulator.glue_owner_routing = emulator.session_lifecycle = True
-    try:
-        with emulator.using_executor(spark_executor):
-            emulator.seed(HERE / "workflows_seed.yml")
-            yield emulator
-    finally:
-        emulator.glue_owner_routing, emulator.session_lifecycle = routing, lifecycle
+    with seeded_with_spark(emulator, spark_executor, HERE / "workflows_seed.yml"):
+        yield emulator
 
 
 @pytest.fixture(scope="module")
