@@ -290,6 +290,13 @@ def runtime_detection(account_id: str, schema: str, table: str) -> Dict[str, Any
     }
 
 
+def _message_names(label: str, account_id: str, schema: str, table: str) -> Dict[str, str]:
+    """What the read messages below name: the ref/source, the owner, the database, the table."""
+    return dict(
+        label=label, account=account_id, database=table_part(schema), table=table_part(table)
+    )
+
+
 # ---- formats Spark cannot read: refused before the read ---------------------------------
 UNREADABLE = "dbt_athena_cross_account: {label} (account {account}, database '{database}', table '{table}') cannot be read cross-account: {reason}. Fix: {fix}. Run `dbt run-operation cross_account_doctor` to check every table the project reads."
 
@@ -298,9 +305,7 @@ def unreadable_errors(label: str, account_id: str, schema: str, table: str) -> D
     """{format: message} for the formats the runtime lookup can name but Spark cannot read
     (Delta, Hudi, governed): the generated code raises the message instead of reading
     through the separator, which would return the raw files (or fail without a reason)."""
-    names = dict(
-        label=label, account=account_id, database=table_part(schema), table=table_part(table)
-    )
+    names = _message_names(label, account_id, schema, table)
     return {
         name: UNREADABLE.format(reason=fmt.doctor.reason, fix=fmt.doctor.fix, **names)
         for name, fmt in FORMATS.items()
@@ -336,9 +341,7 @@ def read_errors(label: str, account_id: str, schema: str, table: str) -> List[Di
     """Rules the generated code applies to an exception of a cross-account read: the first
     rule whose ``format`` is None or the format read, and one of whose ``markers`` is in the
     exception's text, replaces it with ``message`` (the original stays chained)."""
-    names = dict(
-        label=label, account=account_id, database=table_part(schema), table=table_part(table)
-    )
+    names = _message_names(label, account_id, schema, table)
     properties = json.dumps({"SparkProperties": ICEBERG_SESSION_PROPERTIES})
     return [
         {
