@@ -8,6 +8,8 @@
   table's format (unless the source's meta names it), the error raised instead of reading
   a format Spark cannot read (Delta, Hudi: the separator would return raw files), and the
   rules that re-raise a Glue error with what to do. For a local table, `<schema>`.`<table>`.
+  Under dbt --sample, a relation's event_time window is applied in Spark (column and
+  bounds as data).
   The code only looks names up and applies them: nothing is parsed or executed from a name.
   The plan enters as a JSON string literal (tojson twice, decoded with json.loads), so names
   round-trip exactly.
@@ -17,7 +19,8 @@ import json as _cross_account_json
 
 # dbt_athena_cross_account: how this model reads each ref and source, decided at compile time.
 # {relation as dbt renders it: {"table": Spark table name, "account": owner account id or None,
-#  "empty": True under dbt --empty, and for an owner's table "format", "detect", "reads",
+#  "empty": True under dbt --empty, "window": dbt --sample's event_time window or None,
+#  and for an owner's table "format", "detect", "reads",
 #  "refuse", "errors" (see the plugin's plan.cross_account_entry)}}
 _CROSS_ACCOUNT_TABLES = _cross_account_json.loads({{ tables | tojson | tojson }})
 _CROSS_ACCOUNT_FORMATS = {}  # format found by each lookup, for this calculation
@@ -78,6 +81,20 @@ def _cross_account_error(read, table_format, error):
     return None
 
 
+def _cross_account_window(df, window):
+    """dbt --sample: the rows inside the event_time window dbt rendered for this relation.
+    The column (Spark-quoted) and the bounds are data from the read plan, compared as a
+    column and literals, as dbt-athena's SQL does (cast(col as timestamp) >= timestamp ...)."""
+    from pyspark.sql import functions as _cross_account_f
+
+    column = _cross_account_f.col(window["column"]).cast("timestamp")
+    if window["start"] is not None:
+        df = df.where(column >= _cross_account_f.lit(window["start"]).cast("timestamp"))
+    if window["end"] is not None:
+        df = df.where(column < _cross_account_f.lit(window["end"]).cast("timestamp"))
+    return df
+
+
 def get_spark_df(identifier):
     """
     Read a dbt ref or source with spark.table().
@@ -106,7 +123,9 @@ def get_spark_df(identifier):
         if replaced is None:
             raise
         raise replaced from error
-    return df.limit(0) if read["empty"] else df
+    if read["empty"]:
+        return df.limit(0)
+    return _cross_account_window(df, read["window"]) if read.get("window") else df
 
 
 class SparkdbtObj(dbtObj):

@@ -14,6 +14,7 @@
   {%- set table_args = ([tables] if tables is string else (tables or [])) | list -%}
   {%- set models = [] -%}
   {%- set readers = [] -%}
+  {%- set packages = [] -%}
   {%- set graph_tables = {} -%}
   {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.language == 'python' -%}
     {%- set opted_in = dbt_athena_cross_account._cross_account_opted_in(node) -%}
@@ -27,6 +28,7 @@
     }) -%}
     {%- if node_catalogs -%}
       {%- do readers.append(node.unique_id) -%}
+      {%- if node.package_name not in packages -%}{%- do packages.append(node.package_name) -%}{%- endif -%}
       {%- if from_graph -%}
         {%- for ref in dbt_athena_cross_account._cross_account_referenced_tables(node) -%}
           {%- set key = (ref.catalog ~ '.' ~ ref.schema ~ '.' ~ ref.table) | lower -%}
@@ -53,7 +55,7 @@
     {{- return('') -}}
   {%- endif -%}
   {%- set setup = {
-    'dispatch_package': dbt_athena_cross_account._cross_account_dispatch_winner(),
+    'packages': packages or [project_name],
     'readers': readers,
     'project_name': project_name,
   } -%}

@@ -8,18 +8,21 @@ instance, which dbt creates once per run.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from importlib import metadata
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from dbt.adapters.athena.constants import LOGGER
 from dbt.adapters.athena.utils import get_catalog_id
-from dbt_common.exceptions import CompilationError
+from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
+from dbt_athena_cross_account import guard, overrides
 from dbt_athena_cross_account._aws import connection_clients
 from dbt_athena_cross_account.doctor.adapter_method import parse_stub as _doctor_stub
 from dbt_athena_cross_account.doctor.adapter_method import run_cross_account_doctor
+from dbt_athena_cross_account.flags import FlagError
 from dbt_athena_cross_account.plan import Read, build_read_plan
 from dbt_athena_cross_account.resolver import CatalogResolver, CrossAccountCatalogError
 
@@ -158,6 +161,62 @@ def get_spark_cross_account_dispatch_order(self: Any, macro_namespace: str = "at
     return list(order or [])
 
 
+def setup_verdict(adapter: Any, package: str) -> Optional[overrides.Verdict]:
+    """Whether models of ``package`` reach this package's athena__create_table_as, from the
+    manifest's macros and the dispatch entry (None: no manifest to tell from)."""
+    get_resolver = getattr(adapter, "get_macro_resolver", None)
+    manifest = get_resolver() if callable(get_resolver) else None
+    manifest_macros = getattr(manifest, "macros", None)
+    if not manifest_macros:
+        return None
+    from dbt.adapters.factory import get_adapter_package_names
+
+    config = adapter.config
+    macros = overrides.Macros(
+        overrides.macro_infos(manifest_macros),
+        config.project_name,
+        get_adapter_package_names(adapter.type()),
+    )
+    order = config.get_macro_search_order("athena")
+    return overrides.find_bypass(macros, order, package or config.project_name)
+
+
+def get_spark_cross_account_setup(self: Any, packages: Iterable[str] = ()) -> Dict[str, Any]:
+    """{package: {ok, reason, fix, winner, macro}} for the opted-in models of each package:
+    whether dbt will really call this package's athena__create_table_as for them."""
+    found: Dict[str, Any] = {}
+    for package in dict.fromkeys(str(p) for p in packages):
+        verdict = setup_verdict(self, package)
+        if verdict is not None:
+            found[package] = {
+                "ok": verdict.ok,
+                "reason": verdict.reason,
+                "fix": verdict.fix,
+                "winner": verdict.winner,
+                "macro": verdict.bypass.name if verdict.bypass else None,
+            }
+    return found
+
+
+def guarded_submit(submit: Callable[..., Any]) -> Callable[..., Any]:
+    """``submit_python_job`` that refuses an opted-in model's code without the read plan."""
+
+    @functools.wraps(submit)
+    def submit_python_job(self: Any, parsed_model: dict, compiled_code: str) -> Any:
+        try:
+            refused = guard.refusal(
+                parsed_model, compiled_code, lambda package: setup_verdict(self, package)
+            )
+        except FlagError as exc:
+            raise DbtRuntimeError(str(exc)) from None
+        if refused:
+            raise DbtRuntimeError(refused)
+        return submit(self, parsed_model, compiled_code)
+
+    setattr(submit_python_job, MARKER, True)
+    return submit_python_job
+
+
 # name -> (function, parse-time stub). The stubs keep `dbt parse` free of AWS calls.
 METHODS = {
     "get_spark_cross_account_catalog_map": (
@@ -179,6 +238,7 @@ METHODS = {
         get_spark_cross_account_dispatch_order,
         lambda *a, **k: [],
     ),
+    "get_spark_cross_account_setup": (get_spark_cross_account_setup, lambda *a, **k: {}),
     "run_cross_account_doctor": (run_cross_account_doctor, _doctor_stub),
 }
 for _fn, _ in METHODS.values():

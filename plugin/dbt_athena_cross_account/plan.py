@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from dbt_athena_cross_account import formats
+from dbt_athena_cross_account import formats, sample
 from dbt_athena_cross_account.fixes import create_data_catalog, update_data_catalog
 from dbt_athena_cross_account.names import (
     catalog_key,
@@ -61,6 +61,7 @@ class Read:
     empty: bool = False  # dbt --empty: read the schema, no rows
     python_model: bool = False  # a ref to a Python model (Spark wrote it locally)
     table_format: Optional[str] = None  # the source's meta spark_table_format (None: detect)
+    window: Optional[Mapping[str, Any]] = None  # dbt --sample: {column, start, end} as dbt gave
 
     @classmethod
     def from_mapping(cls, value: Mapping[str, Any]) -> Read:
@@ -73,6 +74,7 @@ class Read:
             empty=bool(value.get("empty")),
             python_model=bool(value.get("python_model")),
             table_format=value.get("table_format"),
+            window=value.get("window") or None,
         )
 
 
@@ -187,6 +189,22 @@ def cross_account_entry(
     }
 
 
+def _windows(model: str, reads: Sequence[Read]) -> Tuple[Dict[int, Any], List[str]]:
+    """{index of the read: its --sample window for Spark}, and a message per bad one."""
+    found: Dict[int, Any] = {}
+    errors: List[str] = []
+    for i, read in enumerate(reads):
+        try:
+            found[i] = sample.spark_window(model, read.label, read.window)
+        except sample.SampleError as exc:
+            errors.append(str(exc))
+            continue
+        problem = None if found[i] or read.empty else sample.unapplied_filter(model, read.label, read.keys)
+        if problem:
+            errors.append(problem)
+    return found, errors
+
+
 def _override_errors(model: str, reads: Sequence[Read]) -> Tuple[Dict[int, str], List[str]]:
     """{index of the read: its valid override}, and a message per invalid override."""
     found: Dict[int, str] = {}
@@ -219,7 +237,8 @@ def build_read_plan(
     reads = list(reads)
     mode = check_fallback(model, fallback)
     overrides, errors = _override_errors(model, reads)
-    errors += _double_quote_errors(model, reads)
+    windows, window_errors = _windows(model, reads)
+    errors += window_errors + _double_quote_errors(model, reads)
     if errors:
         raise CrossAccountCatalogError("\n".join(errors))
     plan = ReadPlan()
@@ -260,6 +279,7 @@ def build_read_plan(
                 continue
             plan.warnings.append(READ_LOCAL_INSTEAD.format(**fields))
             entry["table"] = local
+        entry["window"] = windows.get(i)
         for key in read.keys:
             # one relation read through several sources: a source's format override wins
             if not (plan.tables.get(key, {}).get("format") and not entry.get("format")):

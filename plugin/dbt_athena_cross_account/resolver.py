@@ -156,7 +156,7 @@ EXPIRED_CREDENTIALS_MESSAGE = "{action} for {subject} failed with {code} twice: 
 
 OPTED_IN_WHY = "This permission is needed only because a model opted in with spark_cross_account_catalog: true."
 ACCESS_DENIED = "AccessDenied calling {action} for {subject}: {error}\nGrant '{action}' to the role in your dbt profile (resource arn:aws:athena:<region>:<account>:datacatalog/{catalog}). {why}"
-CALL_FAILED = "{action} for {subject} failed: {error}. {why}"
+CALL_FAILED = "{action} for {subject} failed: {error}. AWS answered with an error of its own, not a refusal of your credentials. Fix: run dbt again; if it keeps failing, check the region of your dbt profile and the AWS Health Dashboard. The call is made only because a model opted in with spark_cross_account_catalog: true."
 MALFORMED_FIX = "{reason}. Fix: set it with `{command}`."
 THROTTLED = "{action} for {subject} was throttled by AWS after {attempts} attempts ({code}). Raise 'num_retries' (or 'num_boto3_retries') in your dbt profile, lower 'threads', or ask AWS for a higher Athena control-plane quota."
 
@@ -191,7 +191,7 @@ def explain_client_error(
             THROTTLED.format(action=action, subject=subject, attempts=tries or "several", code=code)
         )
     return CrossAccountCatalogError(
-        CALL_FAILED.format(action=action, subject=subject, error=exc, why=OPTED_IN_WHY)
+        CALL_FAILED.format(action=action, subject=subject, error=exc)
     )
 
 

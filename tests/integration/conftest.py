@@ -114,3 +114,23 @@ def cli_project(tmp_path_factory: pytest.TempPathFactory, emulator: Emulator) ->
     deps = dbt_cli(["deps"], project, project, emulator.env())
     assert deps.returncode == 0, deps.stdout + deps.stderr
     return project
+
+
+class Dbt:
+    """`dbt ARGS` in a fresh process, with the emulator's environment (and ``base_env``);
+    asserts the exit status (``ok``) and returns the output with dbt's line wrapping undone."""
+
+    def __init__(self, project: Path, world: Emulator, **base_env: str) -> None:
+        self.project, self.world, self.base_env = project, world, base_env
+
+    def __call__(self, *args: str, ok: bool = True, **env: str) -> str:
+        full_env = {
+            **self.world.env(),
+            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+            **self.base_env,
+            **env,
+        }
+        result = dbt_cli(list(args), self.project, self.project, full_env)
+        output = result.stdout + result.stderr
+        assert (result.returncode == 0) is ok, output[-6000:]
+        return " ".join(output.split())  # dbt wraps long lines

@@ -20,7 +20,7 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from tests.conftest import REPO_ROOT, dbt_cli
-from tests.integration.conftest import rows, seeded_with_spark
+from tests.integration.conftest import Dbt, rows, seeded_with_spark
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -48,28 +48,9 @@ def project(tmp_path_factory: pytest.TempPathFactory, world: Emulator) -> Path:
     return project
 
 
-class Dbt:
-    """`dbt ARGS` in a fresh process, with the emulator's environment and env_var names."""
-
-    def __init__(self, project: Path, world: Emulator) -> None:
-        self.project, self.world = project, world
-
-    def __call__(self, *args: str, ok: bool = True, **env: str):
-        full_env = {
-            **self.world.env(),
-            "WF_PARTNER_CATALOG": "partner_catalog",
-            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-            **env,
-        }
-        result = dbt_cli(list(args), self.project, self.project, full_env)
-        output = result.stdout + result.stderr
-        assert (result.returncode == 0) is ok, output[-6000:]
-        return " ".join(output.split())  # dbt wraps long lines
-
-
 @pytest.fixture(scope="module")
 def dbt(project: Path, world: Emulator) -> Dbt:
-    return Dbt(project, world)
+    return Dbt(project, world, WF_PARTNER_CATALOG="partner_catalog")
 
 
 def order_ids(table: str) -> List[int]:

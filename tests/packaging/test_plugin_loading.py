@@ -44,6 +44,9 @@ print("REPORT=" + json.dumps({{
     "methods": sorted(_adapter.METHODS),
     "reinstall": _patch.install(AthenaAdapter),
     "module_file": sys.modules["{MODULE}"].__file__,
+    # the job-submission guard: wrapped exactly once, around dbt-adapters' own method
+    "submit_guarded_once": getattr(AthenaAdapter.submit_python_job, _adapter.MARKER, False)
+        and not getattr(AthenaAdapter.submit_python_job.__wrapped__, _adapter.MARKER, False),
 }}))
 """
 
@@ -61,6 +64,7 @@ def assert_registered_once(seen: Dict[str, Any]) -> None:
     assert seen["available"] == seen["methods"]
     assert seen["parse_stubs_ours"] == seen["methods"]
     assert seen["reinstall"] is False  # already in place: nothing is set again
+    assert seen["submit_guarded_once"]
     assert "site-packages" in seen["module_file"], seen["module_file"]  # the installed wheel
 
 
@@ -120,6 +124,7 @@ assert AthenaAdapter._parse_replacements_ == stubs
     # function, so "is_ours" is False here, and the assertions above carry the check.
     assert seen["available"] == seen["methods"] and not seen["wrapped"]
     assert seen["reinstall"] is False
+    assert seen["submit_guarded_once"]  # the second copy did not wrap the first's guard
 
 
 # ---- five dbtRunner invocations in one process, against the emulator ------------------------

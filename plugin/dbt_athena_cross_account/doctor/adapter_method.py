@@ -59,6 +59,10 @@ def run_cross_account_doctor(
     from dbt_athena_cross_account.doctor.run import run_doctor
 
     setup = dict(setup or {})
+    if "packages" in setup:  # what dbt will really call for the opted-in models
+        from dbt_athena_cross_account._adapter import get_spark_cross_account_setup
+
+        setup["verdicts"] = get_spark_cross_account_setup(self, setup.pop("packages") or ())
     with contextlib.suppress(metadata.PackageNotFoundError):
         setup.setdefault("plugin_version", metadata.version("dbt-athena-cross-account"))
     clients, region, creds = connection_clients(self, "athena", "glue", "s3", "sts")

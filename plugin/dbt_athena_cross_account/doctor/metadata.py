@@ -44,14 +44,14 @@ def _error_row(
     aws: Aws, ref: CheckedTable, owner: str, identity: Identity, action: str, error: AwsError
 ) -> Check:
     on_database = action == "glue:GetDatabase"
-    where = (DATABASE if on_database else TABLE).format(schema=ref.schema, table=ref.table)
+    where = (DATABASE if on_database else TABLE).format(schema=ref.glue_schema, table=ref.glue_table)
     if error.denied:
         reason = DENIED.format(action=action, where=where, owner=owner, error=error.text)
-        fix = glue_policies(identity, owner, aws.region, ref.schema)
+        fix = glue_policies(identity, owner, aws.region, ref.glue_schema)
         return Check(FAIL, KIND, ref.name, reason, fix)
     if error.glue_not_found:
         listing = (
-            ["get-databases"] if on_database else ["get-tables", "--database-name", ref.schema]
+            ["get-databases"] if on_database else ["get-tables", "--database-name", ref.glue_schema]
         )
         command = fixes.shell_command(
             "aws", "glue", *listing, "--catalog-id", owner, "--region", aws.region
@@ -64,9 +64,9 @@ def _error_row(
 
 def _glue_calls(aws: Aws, ref: CheckedTable, owner: str) -> Tuple[str, Any]:
     """(the last action tried, its answer): the table facts, or the AwsError that stopped."""
-    schema, table = ref.schema.lower(), ref.table.lower()
+    schema, table = ref.glue_schema, ref.glue_table  # names.glue_name, as the read plan
     database = aws.call(
-        ("GetDatabase", owner, schema), "glue", "get_database", CatalogId=owner, Name=ref.schema
+        ("GetDatabase", owner, schema), "glue", "get_database", CatalogId=owner, Name=schema
     )
     if isinstance(database, AwsError):
         return "glue:GetDatabase", database
@@ -75,8 +75,8 @@ def _glue_calls(aws: Aws, ref: CheckedTable, owner: str) -> Tuple[str, Any]:
         "glue",
         "get_table",
         CatalogId=owner,
-        DatabaseName=ref.schema,
-        Name=ref.table,
+        DatabaseName=schema,
+        Name=table,
     )
     if isinstance(answer, AwsError) or not answer["Table"].get("PartitionKeys"):
         return "glue:GetTable", answer if isinstance(answer, AwsError) else TableFacts(
@@ -87,8 +87,8 @@ def _glue_calls(aws: Aws, ref: CheckedTable, owner: str) -> Tuple[str, Any]:
         "glue",
         "get_partitions",
         CatalogId=owner,
-        DatabaseName=ref.schema,
-        TableName=ref.table,
+        DatabaseName=schema,
+        TableName=table,
         MaxResults=PARTITION_SAMPLE,
         ExcludeColumnSchema=True,
     )

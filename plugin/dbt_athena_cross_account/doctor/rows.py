@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
+from dbt_athena_cross_account.names import catalog_key, glue_name
+
 PASS, WARN, FAIL = "PASS", "WARN", "FAIL"
 PLACEHOLDER_PRINCIPAL = "arn:aws:iam::<your account>:role/<your dbt role>"
 # What dbt-athena's `spark_requester_pays: true` adds to a model's Spark session.
@@ -44,7 +46,23 @@ class CheckedTable:
 
     @property
     def name(self) -> str:
+        """As the user wrote it (the report's rows name it so)."""
         return f"{self.catalog}.{self.schema}.{self.table}"
+
+    @property
+    def glue_schema(self) -> str:
+        """The database as Glue stores it, normalised as the read plan does (names.glue_name)."""
+        return glue_name(self.schema)
+
+    @property
+    def glue_table(self) -> str:
+        """The table as Glue stores it, normalised as the read plan does (names.glue_name)."""
+        return glue_name(self.table)
+
+    @property
+    def key(self) -> str:
+        """One key per table Glue holds: the same table written two ways is checked once."""
+        return f"{catalog_key(self.catalog)}.{self.glue_schema}.{self.glue_table}"
 
 
 @dataclass

@@ -72,7 +72,7 @@ def parse_tables(tables: Iterable[Any]) -> List[CheckedTable]:
     refs: Dict[str, CheckedTable] = {}
     for item in tables or []:
         ref = _checked_table(item)
-        key = ref.name.lower()
+        key = ref.key
         if key in refs:
             refs[key].models = tuple(dict.fromkeys(refs[key].models + ref.models))
             refs[key].requester_pays |= ref.requester_pays

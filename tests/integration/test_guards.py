@@ -1,0 +1,227 @@
+"""Never a silent wrong read (issue 18), through the `dbt` console script in a fresh process,
+against the emulator with real local PySpark, checked on the ROWS WRITTEN.
+
+The world (guards_seed.yml): sales.orders holds local rows 1-2 and the partner's 101-103,
+so a read from the wrong account is visible in the data. The project (guards_project/)
+opts every model in; a test that needs a project macro writes it to macros/ and removes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from pathlib import Path
+from typing import Iterator, List
+
+import pytest
+from packaging.version import Version
+
+from athena_spark_emulator import Emulator
+from tests.conftest import REPO_ROOT, dbt_cli
+from tests.integration.conftest import Dbt, rows, seeded_with_spark
+
+pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+
+HERE = Path(__file__).parent
+PARTNER_ROWS = [101, 102, 103]
+LOCAL_ROWS = [1, 2]
+SIGNATURE = "temporary, relation, compiled_code, language='sql', skip_partitioning=false"
+ARGS = "temporary, relation, compiled_code, language, skip_partitioning"
+
+
+@pytest.fixture(scope="module")
+def world(emulator: Emulator, spark_executor) -> Iterator[Emulator]:
+    with seeded_with_spark(emulator, spark_executor, HERE / "guards_seed.yml"):
+        yield emulator
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory, world: Emulator) -> Path:
+    project = tmp_path_factory.mktemp("guards") / "project"
+    shutil.copytree(HERE / "guards_project", project)
+    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO_ROOT}\n", encoding="utf-8")
+    result = dbt_cli(["deps"], project, project, world.env())
+    assert result.returncode == 0, result.stdout + result.stderr
+    return project
+
+
+@pytest.fixture(scope="module")
+def dbt(project: Path, world: Emulator) -> Dbt:
+    return Dbt(project, world)
+
+
+@contextlib.contextmanager
+def project_macro(project: Path, text: str) -> Iterator[None]:
+    """A team macro in the project's macros/ for the duration of the block."""
+    path = project / "macros" / "team_override.sql"
+    path.write_text(text, encoding="utf-8")
+    try:
+        yield
+    finally:
+        path.unlink()
+
+
+def macro(name: str, body: str) -> str:
+    return f"{{% macro {name}({SIGNATURE}) -%}}\n  {body}\n{{%- endmacro %}}\n"
+
+
+def ids(table: str, column: str = "order_id") -> List[int]:
+    return [r[column] for r in rows("sales", table, order_by=column)]
+
+
+def drop(world: Emulator, table: str) -> None:
+    glue = world.client("glue")
+    with contextlib.suppress(glue.exceptions.EntityNotFoundException):
+        glue.delete_table(DatabaseName="sales", Name=table)
+
+
+def exists(world: Emulator, table: str) -> bool:
+    glue = world.client("glue")
+    try:
+        glue.get_table(DatabaseName="sales", Name=table)
+    except glue.exceptions.EntityNotFoundException:
+        return False
+    return True
+
+
+def submitted_for(world: Emulator, table: str, since: int) -> list:
+    return [c for c in world.submissions[since:] if f'name="sales.{table}"' in c.code]
+
+
+# ---- 1. a project override that bypasses the package stops the model, nothing is written ----
+BYPASSES = {
+    "create_table_as": macro(
+        "create_table_as", f"{{{{- return(dbt.athena__create_table_as({ARGS})) -}}}}"
+    ),
+    "athena__create_table_as": macro(
+        "athena__create_table_as", f"{{{{- return(dbt.athena__create_table_as({ARGS})) -}}}}"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BYPASSES))
+def test_a_root_override_that_bypasses_the_package_stops_the_run(dbt, world, project, name):
+    drop(world, "guard_partner")
+    since = len(world.submissions)
+    with project_macro(project, BYPASSES[name]):
+        out = dbt("run", "--select", "guard_partner", ok=False)
+        doctor = dbt("run-operation", "cross_account_doctor", ok=False)
+    assert (
+        f"model.guards.guard_partner opt in with spark_cross_account_catalog: true and read refs "
+        f"or sources, but macro '{name}' of project 'guards' (macros/team_override.sql) builds "
+        "the code of opted-in Python models without this package's read plan"
+    ) in out
+    assert (
+        f"Fix: make '{name}' return dbt_athena_cross_account.athena__create_table_as(" in out
+    )
+    assert world.submissions[since:] == [] and not exists(world, "guard_partner")
+    # the doctor sees what dbt will call, too
+    assert f"FAIL setup dispatch macro '{name}' of project 'guards'" in doctor
+
+
+def test_a_bypass_the_setup_check_cannot_see_is_stopped_at_job_submission(dbt, world, project):
+    """It calls the package's macro (so the static check accepts it) but returns the stock
+    code: the last-step guard in AthenaAdapter.submit_python_job refuses it."""
+    sneaky = macro(
+        "create_table_as",
+        f"{{%- set unused = dbt_athena_cross_account.athena__create_table_as({ARGS}) -%}}\n"
+        f"  {{{{- return(dbt.athena__create_table_as({ARGS})) -}}}}",
+    )
+    drop(world, "guard_partner")
+    since = len(world.submissions)
+    with project_macro(project, sneaky):
+        out = dbt("run", "--select", "guard_partner", ok=False)
+    assert (
+        "model 'model.guards.guard_partner' opts in with spark_cross_account_catalog: true and "
+        "reads refs or sources, but its Python code reached dbt-athena's job submission without "
+        "this package's read plan"
+    ) in out
+    assert "Fix: build the model's code through adapter.dispatch('create_table_as', 'athena')" in out
+    assert world.submissions[since:] == [] and not exists(world, "guard_partner")
+
+
+# ---- 2 + 3. a delegating wrapper reads the owner's rows; the doctor agrees with the run -----
+def test_a_delegating_wrapper_reads_the_owner_and_the_doctor_passes_what_the_run_reads(
+    dbt, world, project
+):
+    wrapper = macro(
+        "athena__create_table_as",
+        f"{{{{- return(dbt_athena_cross_account.athena__create_table_as({ARGS})) -}}}}",
+    )
+    for table in ("guard_partner", "guard_padded", "guard_shouting"):
+        drop(world, table)
+    with project_macro(project, wrapper):
+        dbt("run", "--select", "guard_partner", "guard_padded", "guard_shouting")
+        doctor = dbt("run-operation", "cross_account_doctor")
+    assert ids("guard_partner") == PARTNER_ROWS
+    assert ids("guard_padded") == PARTNER_ROWS  # schema " sales "
+    assert ids("guard_shouting", "line_id") == [5001, 5002]  # SALES.ORDER_LINES
+    assert "PASS setup dispatch" in doctor
+    # the rows name the sources as written; Glue was asked as the read plan reads them
+    assert "PASS metadata partner_catalog. sales .orders" in doctor
+    assert "PASS metadata partner_catalog.SALES.ORDER_LINES" in doctor
+    assert " 0 FAIL" in doctor
+
+
+# ---- 4. spark_cross_account_catalog is a boolean --------------------------------------------
+def test_the_string_false_reads_local_exactly_as_a_model_that_does_not_opt_in(dbt, world):
+    for table in ("flag_from_env", "not_opted_in"):
+        drop(world, table)
+    since = len(world.submissions)
+    dbt("run", "--select", "flag_from_env", "not_opted_in", GUARD_XACCT="false")
+    assert ids("flag_from_env") == LOCAL_ROWS
+    assert ids("not_opted_in") == LOCAL_ROWS
+    [flag] = submitted_for(world, "flag_from_env", since)
+    [plain] = submitted_for(world, "not_opted_in", since)
+    assert flag.code.replace("flag_from_env", "M") == plain.code.replace("not_opted_in", "M")
+    assert "_CROSS_ACCOUNT_TABLES" not in flag.code
+
+
+def test_the_string_true_in_any_case_opts_in(dbt, world):
+    drop(world, "flag_from_env")
+    dbt("run", "--select", "flag_from_env", GUARD_XACCT=" True ")
+    assert ids("flag_from_env") == PARTNER_ROWS
+
+
+def test_any_other_flag_value_is_a_compile_error(dbt, world):
+    drop(world, "flag_from_env")
+    since = len(world.submissions)
+    out = dbt("run", "--select", "flag_from_env", ok=False, GUARD_XACCT="maybe")
+    assert (
+        "model 'model.guards.flag_from_env' sets spark_cross_account_catalog: 'maybe', which is "
+        "not a boolean (true or false)"
+    ) in out
+    assert "must end with | as_bool" in out
+    assert world.submissions[since:] == [] and not exists(world, "flag_from_env")
+
+
+# ---- 5. an AWS-side error is not called a permission problem --------------------------------
+def test_an_internal_server_error_is_not_a_permission_problem(dbt, world):
+    world.inject_error("GetDataCatalog", "InternalServerException", "We encountered an internal error", times=20)
+    try:
+        out = dbt("run", "--select", "guard_partner", ok=False)
+    finally:
+        world.backend.faults.clear()
+    assert "athena:GetDataCatalog for catalog 'partner_catalog' failed" in out
+    assert "InternalServerException" in out
+    message = out[out.index("athena:GetDataCatalog for catalog 'partner_catalog' failed") :]
+    assert "permission" not in message.split("Done.")[0].lower()
+    assert "Fix: run dbt again" in out
+
+
+# ---- 6. dbt run --sample ---------------------------------------------------------------------
+def dbt_core_version() -> Version:
+    from importlib import metadata
+
+    return Version(metadata.version("dbt-core"))
+
+
+@pytest.mark.skipif(dbt_core_version() < Version("1.10"), reason="--sample is dbt-core >= 1.10")
+def test_a_sampled_run_reads_only_the_window_from_the_owner(dbt, world):
+    for table in ("guard_events", "guard_partner"):
+        drop(world, table)
+    window = "{'start': '2026-11-28', 'end': '2026-12-01'}"
+    dbt("run", "--select", "guard_events", "guard_partner", "--sample", window)
+    # partner 1002 and local 1 are inside; 1001 before, 1003 at the (exclusive) end
+    assert ids("guard_events", "event_id") == [1, 1002]
+    assert ids("guard_partner") == PARTNER_ROWS  # no event_time: read whole, as dbt does
