@@ -15,7 +15,7 @@ def install(adapter_cls: Any) -> bool:
     superset (with no argument it returns the map of every GLUE catalog that a dbt-athena
     feature request proposed for this method name).
     """
-    submit = getattr(adapter_cls, "submit_python_job")
+    submit = adapter_cls.submit_python_job
     if getattr(submit, MARKER, False) and all(
         getattr(adapter_cls.__dict__.get(name), MARKER, False) for name in METHODS
     ):

@@ -91,7 +91,9 @@ class Macros:
                 return found
         return self._internal(name)
 
-    def in_package(self, package: Optional[str], name: str, model_package: str) -> Optional[MacroInfo]:
+    def in_package(
+        self, package: Optional[str], name: str, model_package: str
+    ) -> Optional[MacroInfo]:
         """dispatch's lookup of ``name`` in one search-order entry (None: bare-name order)."""
         if package is None:
             return self.bare(name, model_package)
@@ -158,7 +160,9 @@ def find_bypass(
             return Verdict(True)
         if step == "bypass" or key in seen:  # a loop renders no read plan either
             return _bypassed(macros, current)
-        if step == "bare" and (after is None or after.package != PACKAGE and not macros.is_project_macro(after)):
+        if step == "bare" and (
+            after is None or (after.package != PACKAGE and not macros.is_project_macro(after))
+        ):
             return _bypassed(macros, current)  # it renders dbt-athena's macro by bare name
         seen.add(key)
         current = after

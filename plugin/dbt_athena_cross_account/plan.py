@@ -199,7 +199,11 @@ def _windows(model: str, reads: Sequence[Read]) -> Tuple[Dict[int, Any], List[st
         except sample.SampleError as exc:
             errors.append(str(exc))
             continue
-        problem = None if found[i] or read.empty else sample.unapplied_filter(model, read.label, read.keys)
+        problem = (
+            None
+            if found[i] or read.empty
+            else sample.unapplied_filter(model, read.label, read.keys)
+        )
         if problem:
             errors.append(problem)
     return found, errors

@@ -111,9 +111,7 @@ def test_a_root_override_that_bypasses_the_package_stops_the_run(dbt, world, pro
         f"or sources, but macro '{name}' of project 'guards' (macros/team_override.sql) builds "
         "the code of opted-in Python models without this package's read plan"
     ) in out
-    assert (
-        f"Fix: make '{name}' return dbt_athena_cross_account.athena__create_table_as(" in out
-    )
+    assert f"Fix: make '{name}' return dbt_athena_cross_account.athena__create_table_as(" in out
     assert world.submissions[since:] == [] and not exists(world, "guard_partner")
     # the doctor sees what dbt will call, too
     assert f"FAIL setup dispatch macro '{name}' of project 'guards'" in doctor
@@ -136,7 +134,9 @@ def test_a_bypass_the_setup_check_cannot_see_is_stopped_at_job_submission(dbt, w
         "reads refs or sources, but its Python code reached dbt-athena's job submission without "
         "this package's read plan"
     ) in out
-    assert "Fix: build the model's code through adapter.dispatch('create_table_as', 'athena')" in out
+    assert (
+        "Fix: build the model's code through adapter.dispatch('create_table_as', 'athena')" in out
+    )
     assert world.submissions[since:] == [] and not exists(world, "guard_partner")
 
 
@@ -197,7 +197,9 @@ def test_any_other_flag_value_is_a_compile_error(dbt, world):
 
 # ---- 5. an AWS-side error is not called a permission problem --------------------------------
 def test_an_internal_server_error_is_not_a_permission_problem(dbt, world):
-    world.inject_error("GetDataCatalog", "InternalServerException", "We encountered an internal error", times=20)
+    world.inject_error(
+        "GetDataCatalog", "InternalServerException", "We encountered an internal error", times=20
+    )
     try:
         out = dbt("run", "--select", "guard_partner", ok=False)
     finally:

@@ -44,7 +44,9 @@ def _error_row(
     aws: Aws, ref: CheckedTable, owner: str, identity: Identity, action: str, error: AwsError
 ) -> Check:
     on_database = action == "glue:GetDatabase"
-    where = (DATABASE if on_database else TABLE).format(schema=ref.glue_schema, table=ref.glue_table)
+    where = (DATABASE if on_database else TABLE).format(
+        schema=ref.glue_schema, table=ref.glue_table
+    )
     if error.denied:
         reason = DENIED.format(action=action, where=where, owner=owner, error=error.text)
         fix = glue_policies(identity, owner, aws.region, ref.glue_schema)

@@ -40,14 +40,32 @@ def test_opted_in_model_with_clean_properties_passes():
 
 @pytest.mark.parametrize(("readers", "status"), [(["model.p.m"], FAIL), ([], WARN)])
 def test_missing_dispatch_entry(readers, status):
-    rows = check_setup({"dispatch_package": "dbt", "readers": readers, "project_name": "p"})
+    verdicts = {"p": {"ok": False, "winner": "dbt_athena", "reason": "", "fix": ""}}
+    rows = check_setup({"verdicts": verdicts, "readers": readers, "project_name": "p"})
     row = only(rows, "setup", "dispatch")
     assert row.status == status
+    assert "create_table_as dispatches to package 'dbt_athena'" in row.reason
     assert "search_order: ['p', 'dbt_athena_cross_account', 'dbt']" in row.fix
 
 
-def test_good_setup_passes():
-    rows = check_setup(
-        {"plugin": True, "plugin_version": "0.1.0", "dispatch_package": "dbt_athena_cross_account"}
+def test_a_project_override_that_bypasses_the_package_fails_with_its_fix():
+    verdicts = {
+        "p": {
+            "ok": False,
+            "winner": None,
+            "reason": "macro 'create_table_as' of project 'p' ...",
+            "fix": "make 'create_table_as' return ...",
+        }
+    }
+    rows = check_setup({"verdicts": verdicts, "readers": ["model.p.m"], "project_name": "p"})
+    row = only(rows, "setup", "dispatch")
+    assert (row.status, row.reason, row.fix) == (
+        FAIL,
+        verdicts["p"]["reason"],
+        verdicts["p"]["fix"],
     )
+
+
+def test_good_setup_passes():
+    rows = check_setup({"plugin": True, "plugin_version": "0.1.0", "verdicts": {"p": {"ok": True}}})
     assert [(r.status, r.subject) for r in rows] == [(PASS, "dispatch"), (PASS, "plugin")]
