@@ -19,7 +19,7 @@ import json as _cross_account_json
 
 # dbt_athena_cross_account: how this model reads each ref and source, decided at compile time.
 # {relation as dbt renders it: {"table": Spark table name, "account": owner account id or None,
-#  "empty": True under dbt --empty, "window": dbt --sample's event_time window or None,
+#  "empty": True under dbt --empty, "window": dbt --sample's event_time window (when it has one),
 #  and for an owner's table "format", "detect", "reads",
 #  "refuse", "errors" (see the plugin's plan.cross_account_entry)}}
 _CROSS_ACCOUNT_TABLES = _cross_account_json.loads({{ tables | tojson | tojson }})

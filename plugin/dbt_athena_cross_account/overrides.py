@@ -25,6 +25,7 @@ GLOBAL_PROJECT = "dbt"
 PREFIXES = ("athena", "default")
 
 _JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.DOTALL)
+_MACRO_HEADER = re.compile(r"\{%-?\s*macro\s+\w+\s*\(.*?\)\s*-?%\}", re.DOTALL)
 _CALLS_PACKAGE = re.compile(r"\bdbt_athena_cross_account\s*\.\s*athena__create_table_as\s*\(")
 _DISPATCHES = re.compile(
     r"\badapter\s*\.\s*dispatch\s*\(\s*['\"]create_table_as['\"]\s*,"
@@ -50,8 +51,9 @@ class MacroInfo:
 
     @property
     def code(self) -> str:
-        """The macro's text without Jinja comments (a comment is not a call)."""
-        return _JINJA_COMMENT.sub("", self.sql)
+        """The macro's body without Jinja comments (a comment is not a call) and without its
+        ``{% macro name(...) %}`` header (its own name is not a call either)."""
+        return _MACRO_HEADER.sub("", _JINJA_COMMENT.sub("", self.sql), count=1)
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,7 @@ def _follow(
         return "ok", None
     if _DISPATCHES.search(code):
         return "dispatch", dispatch_winner(macros, search_order, model_package)
-    if _BARE_CALL.search(code) and macro.name != "athena__create_table_as":
+    if _BARE_CALL.search(code) and macro.name != "athena__create_table_as":  # not itself
         return "bare", macros.bare("athena__create_table_as", model_package)
     return "bypass", macro
 

@@ -224,6 +224,16 @@ def _override_errors(model: str, reads: Sequence[Read]) -> Tuple[Dict[int, str],
     return found, errors
 
 
+def _add(plan: ReadPlan, read: Read, entry: Dict[str, Any], window: Any) -> None:
+    """``entry`` under every key of ``read``, with its --sample window (if any)."""
+    if window:  # dbt --sample: the event_time window to apply in Spark
+        entry["window"] = window
+    for key in read.keys:
+        # one relation read through several sources: a source's format override wins
+        if not (plan.tables.get(key, {}).get("format") and not entry.get("format")):
+            plan.tables[key] = entry
+
+
 def build_read_plan(
     model: str,
     reads: Iterable[Read],
@@ -283,11 +293,7 @@ def build_read_plan(
                 continue
             plan.warnings.append(READ_LOCAL_INSTEAD.format(**fields))
             entry["table"] = local
-        entry["window"] = windows.get(i)
-        for key in read.keys:
-            # one relation read through several sources: a source's format override wins
-            if not (plan.tables.get(key, {}).get("format") and not entry.get("format")):
-                plan.tables[key] = entry
+        _add(plan, read, entry, windows.get(i))
     if errors:
         raise CrossAccountCatalogError("\n".join(errors))
     return plan

@@ -134,3 +134,23 @@ class Dbt:
         output = result.stdout + result.stderr
         assert (result.returncode == 0) is ok, output[-6000:]
         return " ".join(output.split())  # dbt wraps long lines
+
+
+def project_with_deps(
+    tmp_path_factory: pytest.TempPathFactory, world: Emulator, source: Path
+) -> Path:
+    """``source`` (a dbt project folder) copied, with this repository as its package, after
+    `dbt deps` by the real console script."""
+    project = tmp_path_factory.mktemp(source.name) / "project"
+    shutil.copytree(source, project)
+    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO_ROOT}\n", encoding="utf-8")
+    result = dbt_cli(["deps"], project, project, world.env())
+    assert result.returncode == 0, result.stdout + result.stderr
+    return project
+
+
+def drop_local_table(world: Emulator, table: str, schema: str = "sales") -> None:
+    """Remove a model's table from the local Glue, so a run that writes nothing shows."""
+    glue = world.client("glue")
+    with contextlib.suppress(glue.exceptions.EntityNotFoundException):
+        glue.delete_table(DatabaseName=schema, Name=table)

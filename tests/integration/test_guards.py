@@ -9,7 +9,6 @@ opts every model in; a test that needs a project macro writes it to macros/ and 
 from __future__ import annotations
 
 import contextlib
-import shutil
 from pathlib import Path
 from typing import Iterator, List
 
@@ -17,8 +16,13 @@ import pytest
 from packaging.version import Version
 
 from athena_spark_emulator import Emulator
-from tests.conftest import REPO_ROOT, dbt_cli
-from tests.integration.conftest import Dbt, rows, seeded_with_spark
+from tests.integration.conftest import (
+    Dbt,
+    drop_local_table,
+    project_with_deps,
+    rows,
+    seeded_with_spark,
+)
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -37,12 +41,7 @@ def world(emulator: Emulator, spark_executor) -> Iterator[Emulator]:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory, world: Emulator) -> Path:
-    project = tmp_path_factory.mktemp("guards") / "project"
-    shutil.copytree(HERE / "guards_project", project)
-    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO_ROOT}\n", encoding="utf-8")
-    result = dbt_cli(["deps"], project, project, world.env())
-    assert result.returncode == 0, result.stdout + result.stderr
-    return project
+    return project_with_deps(tmp_path_factory, world, HERE / "guards_project")
 
 
 @pytest.fixture(scope="module")
@@ -69,10 +68,7 @@ def ids(table: str, column: str = "order_id") -> List[int]:
     return [r[column] for r in rows("sales", table, order_by=column)]
 
 
-def drop(world: Emulator, table: str) -> None:
-    glue = world.client("glue")
-    with contextlib.suppress(glue.exceptions.EntityNotFoundException):
-        glue.delete_table(DatabaseName="sales", Name=table)
+drop = drop_local_table
 
 
 def exists(world: Emulator, table: str) -> bool:
@@ -89,27 +85,37 @@ def submitted_for(world: Emulator, table: str, since: int) -> list:
 
 
 # ---- 1. a project override that bypasses the package stops the model, nothing is written ----
-BYPASSES = {
-    "create_table_as": macro(
-        "create_table_as", f"{{{{- return(dbt.athena__create_table_as({ARGS})) -}}}}"
+BYPASSES = {  # id: (the macro that wins over the package, the team's override)
+    "create_table_as": (
+        "create_table_as",
+        macro("create_table_as", f"{{{{- return(dbt.athena__create_table_as({ARGS})) -}}}}"),
     ),
-    "athena__create_table_as": macro(
-        "athena__create_table_as", f"{{{{- return(dbt.athena__create_table_as({ARGS})) -}}}}"
+    "athena__create_table_as": (
+        "athena__create_table_as",
+        macro(
+            "athena__create_table_as", f"{{{{- return(dbt.athena__create_table_as({ARGS})) -}}}}"
+        ),
+    ),
+    "bare_athena__create_table_as": (  # resolves to dbt-athena's macro by bare name
+        "create_table_as",
+        macro("create_table_as", f"{{{{- return(athena__create_table_as({ARGS})) -}}}}"),
     ),
 }
 
 
-@pytest.mark.parametrize("name", sorted(BYPASSES))
-def test_a_root_override_that_bypasses_the_package_stops_the_run(dbt, world, project, name):
+@pytest.mark.parametrize("case", sorted(BYPASSES))
+def test_a_root_override_that_bypasses_the_package_stops_the_run(dbt, world, project, case):
+    name, text = BYPASSES[case]
     drop(world, "guard_partner")
     since = len(world.submissions)
-    with project_macro(project, BYPASSES[name]):
+    with project_macro(project, text):
         out = dbt("run", "--select", "guard_partner", ok=False)
         doctor = dbt("run-operation", "cross_account_doctor", ok=False)
     assert (
         f"model.guards.guard_partner opt in with spark_cross_account_catalog: true and read refs "
         f"or sources, but macro '{name}' of project 'guards' (macros/team_override.sql) builds "
-        "the code of opted-in Python models without this package's read plan"
+        "the code of opted-in Python models without this package's read plan, because it "
+        "renders dbt-athena's macro itself"
     ) in out
     assert f"Fix: make '{name}' return dbt_athena_cross_account.athena__create_table_as(" in out
     assert world.submissions[since:] == [] and not exists(world, "guard_partner")

@@ -9,18 +9,21 @@ model in at project level and takes some catalog names from env_var().
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Iterator, List, Tuple
 
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from tests.conftest import REPO_ROOT, dbt_cli
-from tests.integration.conftest import Dbt, rows, seeded_with_spark
+from tests.integration.conftest import (
+    Dbt,
+    drop_local_table,
+    project_with_deps,
+    rows,
+    seeded_with_spark,
+)
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -40,12 +43,7 @@ def world(emulator: Emulator, spark_executor) -> Iterator[Emulator]:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory, world: Emulator) -> Path:
     """workflows_project/ copied, with this repository as its package, after `dbt deps`."""
-    project = tmp_path_factory.mktemp("workflows") / "project"
-    shutil.copytree(HERE / "workflows_project", project)
-    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO_ROOT}\n", encoding="utf-8")
-    result = dbt_cli(["deps"], project, project, world.env())
-    assert result.returncode == 0, result.stdout + result.stderr
-    return project
+    return project_with_deps(tmp_path_factory, world, HERE / "workflows_project")
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +55,7 @@ def order_ids(table: str) -> List[int]:
     return [r["order_id"] for r in rows("sales", table, order_by="order_id")]
 
 
-def drop(world: Emulator, table: str) -> None:
-    glue = world.client("glue")
-    with contextlib.suppress(glue.exceptions.EntityNotFoundException):
-        glue.delete_table(DatabaseName="sales", Name=table)
+drop = drop_local_table
 
 
 def submitted_for(world: Emulator, table: str, since: int) -> list:
