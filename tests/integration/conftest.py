@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -154,3 +154,25 @@ def drop_local_table(world: Emulator, table: str, schema: str = "sales") -> None
     glue = world.client("glue")
     with contextlib.suppress(glue.exceptions.EntityNotFoundException):
         glue.delete_table(DatabaseName=schema, Name=table)
+
+
+def cli_suite(seed: Path, source: Path, **env: str) -> Tuple[Any, Any, Any]:
+    """The module fixtures of a suite that drives the real `dbt` CLI: ``world`` (the shared
+    emulator seeded with ``seed``, Spark on), ``project`` (``source`` copied, after `dbt
+    deps`) and ``dbt`` (a :class:`Dbt` with ``env``). Use as
+    ``world, project, dbt = cli_suite(seed, source)``."""
+
+    @pytest.fixture(scope="module")
+    def world(emulator: Emulator, spark_executor: SparkExecutor) -> Iterator[Emulator]:
+        with seeded_with_spark(emulator, spark_executor, seed):
+            yield emulator
+
+    @pytest.fixture(scope="module")
+    def project(tmp_path_factory: pytest.TempPathFactory, world: Emulator) -> Path:
+        return project_with_deps(tmp_path_factory, world, source)
+
+    @pytest.fixture(scope="module")
+    def dbt(project: Path, world: Emulator) -> Dbt:
+        return Dbt(project, world, **env)
+
+    return world, project, dbt

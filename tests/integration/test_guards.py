@@ -18,11 +18,9 @@ from packaging.version import Version
 
 from athena_spark_emulator import Emulator
 from tests.integration.conftest import (
-    Dbt,
+    cli_suite,
     drop_local_table,
-    project_with_deps,
     rows,
-    seeded_with_spark,
 )
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
@@ -35,20 +33,9 @@ SIGNATURE = "temporary, relation, compiled_code, language='sql', skip_partitioni
 ARGS = "temporary, relation, compiled_code, language, skip_partitioning"
 
 
-@pytest.fixture(scope="module")
-def world(emulator: Emulator, spark_executor) -> Iterator[Emulator]:
-    with seeded_with_spark(emulator, spark_executor, HERE / "guards_seed.yml"):
-        yield emulator
-
-
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, world: Emulator) -> Path:
-    return project_with_deps(tmp_path_factory, world, HERE / "guards_project")
-
-
-@pytest.fixture(scope="module")
-def dbt(project: Path, world: Emulator) -> Dbt:
-    return Dbt(project, world)
+# the shared emulator seeded with guards_seed.yml (Spark on), guards_project/ copied after `dbt deps`,
+# and `dbt ARGS` in a fresh process
+world, project, dbt = cli_suite(HERE / "guards_seed.yml", HERE / "guards_project")
 
 
 @contextlib.contextmanager

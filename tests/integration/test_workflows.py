@@ -12,17 +12,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Iterator, List, Tuple
+from typing import List, Tuple
 
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from tests.integration.conftest import (
-    Dbt,
+    cli_suite,
     drop_local_table,
-    project_with_deps,
     rows,
-    seeded_with_spark,
 )
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
@@ -33,22 +31,11 @@ SUPPLIER_ROWS = [701, 702]
 LOCAL_ROWS = [1, 2]
 
 
-@pytest.fixture(scope="module")
-def world(emulator: Emulator, spark_executor) -> Iterator[Emulator]:
-    """The shared emulator, Spark executor on, seeded with the three accounts."""
-    with seeded_with_spark(emulator, spark_executor, HERE / "workflows_seed.yml"):
-        yield emulator
-
-
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, world: Emulator) -> Path:
-    """workflows_project/ copied, with this repository as its package, after `dbt deps`."""
-    return project_with_deps(tmp_path_factory, world, HERE / "workflows_project")
-
-
-@pytest.fixture(scope="module")
-def dbt(project: Path, world: Emulator) -> Dbt:
-    return Dbt(project, world, WF_PARTNER_CATALOG="partner_catalog")
+# the shared emulator seeded with workflows_seed.yml (Spark on), workflows_project/ copied after `dbt deps`,
+# and `dbt ARGS` in a fresh process
+world, project, dbt = cli_suite(
+    HERE / "workflows_seed.yml", HERE / "workflows_project", WF_PARTNER_CATALOG="partner_catalog"
+)
 
 
 def order_ids(table: str) -> List[int]:
