@@ -74,7 +74,7 @@ def quote(part: str) -> str:
 
 def local_database(account: str, database: str, local: str) -> str:
     """The server's database for an account's Glue database (a safe, reversible name)."""
-    safe = re.sub(r"[^a-z0-9_]", lambda m: "_x%02x" % ord(m.group()), database.lower())
+    safe = re.sub(r"[^a-z0-9_]", lambda m: f"_x{ord(m.group()):02x}", database.lower())
     return safe if account == local else f"acct_{account}__{safe}"
 
 
@@ -202,7 +202,10 @@ def main(job_path: str, result_path: str) -> None:
         world = World(job["world"], job["local"])
         world.create(real)
         results = {run["name"]: run_one(real, world, run) for run in job["runs"]}
-        results["_versions"] = {"pyspark": __import__("pyspark").__version__, "server": real.version}
+        results["_versions"] = {
+            "pyspark": __import__("pyspark").__version__,
+            "server": real.version,
+        }
     finally:
         real.stop()
     with open(result_path, "w", encoding="utf-8") as handle:

@@ -142,9 +142,7 @@ def test_the_runner_is_a_real_spark_connect_client(connect):
     assert versions["pyspark"].startswith("4.") and versions["server"].startswith("4."), versions
 
 
-def test_two_owner_accounts_and_a_local_table_read_the_same_rows_on_both_engines(
-    classic, connect
-):
+def test_two_owner_accounts_and_a_local_table_read_the_same_rows_on_both_engines(classic, connect):
     assert classic["rows"]["two_owners"] == TWO_OWNERS, classic["output"][-3000:]
     assert connect["two_owners"] == {"ok": True, "rows": TWO_OWNERS}
 
