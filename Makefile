@@ -16,9 +16,16 @@ VENV            ?= .venv
 DBT_CORE_SPEC   ?= dbt-core>=1.9
 DBT_ATHENA_SPEC ?= dbt-athena>=1.9
 PYTEST_ARGS     ?=
+# A second venv with PySpark 4 for the Spark Connect tests (tests/connect/): Athena's Apache
+# Spark 3.5 engine is reached over Spark Connect, and PySpark 4 is the release whose wheel
+# starts a local Spark Connect server (PySpark 3.5 ships none). It holds no dbt: the tests
+# render the code with dbt in VENV and run it there.
+CONNECT_VENV    ?= $(VENV)-connect
+CONNECT_DEPS    := "pyspark[connect]~=4.0.0"
 
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.deps-installed
+CONNECT_STAMP := $(CONNECT_VENV)/.deps-installed
 SPECS  := $(VENV)/.dbt-specs.txt
 # One build directory per venv, so parallel `make test` runs of different legs never share it.
 DIST   := build/dist-$(subst .,,$(notdir $(VENV)))
@@ -35,7 +42,7 @@ TEST_DEPS := "pytest>=8" "hypothesis>=6.100" "moto[server]>=5.2" "pyspark==3.5.*
 # The emulator (athena_spark_emulator) is imported from the installed wheel, like the
 # plugin: after changing it, `make install` (every target below does) before running pytest.
 
-.PHONY: help venv wheel install test unit lint matrix versions demo bench clean FORCE
+.PHONY: help venv venv-connect wheel install test unit lint matrix versions demo bench clean FORCE
 
 help: ## this list
 	@echo "make TARGET [OVERRIDES]"
@@ -58,6 +65,14 @@ $(STAMP): $(SPECS) pyproject.toml Makefile scripts/install_dbt.py
 
 venv: $(STAMP) ## create the venv (VENV) with dbt and the test tools (no plugin yet)
 
+$(CONNECT_STAMP): Makefile
+	test -x $(CONNECT_VENV)/bin/python || $(PYTHON) -m venv $(CONNECT_VENV)
+	$(CONNECT_VENV)/bin/python -m pip install -q --upgrade pip
+	$(CONNECT_VENV)/bin/python -m pip install -q $(CONNECT_DEPS)
+	touch $(CONNECT_STAMP)
+
+venv-connect: $(CONNECT_STAMP) ## create CONNECT_VENV (PySpark 4, a local Spark Connect server)
+
 wheel: $(STAMP) ## build the sdist and the wheel into build/dist-*
 	rm -rf $(DIST)
 	$(BIN)/python -m build --no-isolation --wheel --sdist --outdir $(DIST) . >/dev/null
@@ -67,9 +82,9 @@ install: wheel ## install the freshly built wheel into the venv (non-editable)
 	$(BIN)/python -m pip install -q --force-reinstall --no-deps $(DIST)/*.whl
 
 # pytest exits 5 when it collected no test; make then fails like on any other non-zero code.
-test: install ## every test: unit, packaging, generated code, dbt CLI, emulator end to end
+test: install $(CONNECT_STAMP) ## every test: unit, packaging, generated code (Spark and Spark Connect), dbt CLI, emulator end to end
 	@scripts/check-java.sh
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	SPARK_CONNECT_PYTHON=$(CONNECT_VENV)/bin/python $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 unit: install ## the unit tests only
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)

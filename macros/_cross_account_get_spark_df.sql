@@ -10,6 +10,8 @@
   rules that re-raise a Glue error with what to do. For a local table, `<schema>`.`<table>`.
   Under dbt --sample, a relation's event_time window is applied in Spark (column and
   bounds as data).
+  Each read touches the DataFrame's schema inside the error mapping, so that Spark Connect
+  (lazy: Athena's Spark 3.5 engine) raises the same errors at the read as classic Spark.
   The code only looks names up and applies them: nothing is parsed or executed from a name.
   The plan enters as a JSON string literal (tojson twice, decoded with json.loads), so names
   round-trip exactly.
@@ -116,6 +118,10 @@ def get_spark_df(identifier):
     try:
         name, table_format = _cross_account_table(read)
         df = spark.table(name)
+        # Spark Connect (Athena's Spark 3.5 engine) resolves a table only when a DataFrame is
+        # first analysed: touching the schema here keeps a missing table, a Glue refusal or
+        # missing Iceberg classes inside this error mapping (classic Spark has it already)
+        df.schema
     except CrossAccountReadError:
         raise
     except Exception as error:

@@ -129,7 +129,8 @@ FORMATS: Dict[str, TableFormat] = {
         Verdict(
             FAIL,
             "the table is a Lake Formation governed table; "
-            "Athena Spark (PySpark engine v3) has no Lake Formation support, so the read fails",
+            "Athena Spark's PySpark engine v3 (the one dbt-athena runs Python models on) has no "
+            "Lake Formation support (the Apache Spark 3.5 engine has full-table access), so the read fails",
             "read it from a SQL model instead",
         ),
         table_types=("GOVERNED",),
@@ -146,14 +147,16 @@ LAKE_FORMATION_FIX = (
 LAKE_FORMATION_ONLY = Verdict(
     FAIL,
     "the table's location is governed by Lake Formation and S3 refused the direct read; "
-    "Athena Spark (PySpark engine v3) has no Lake Formation support, "
+    "Athena Spark's PySpark engine v3 (the one dbt-athena runs Python models on) has no "
+    "Lake Formation support (the Apache Spark 3.5 engine has full-table access), "
     "so LF grants do not apply and the read fails",
     LAKE_FORMATION_FIX,
 )
 LAKE_FORMATION_WITH_IAM = Verdict(
     WARN,
     "the table's location is governed by Lake Formation; "
-    "Athena Spark (PySpark engine v3) has no Lake Formation support, "
+    "Athena Spark's PySpark engine v3 (the one dbt-athena runs Python models on) has no "
+    "Lake Formation support (the Apache Spark 3.5 engine has full-table access), "
     "so it reads through IAM and the bucket policy, which allowed the doctor's read: "
     "make sure Spark's execution role has the same access",
     LAKE_FORMATION_FIX,

@@ -50,8 +50,15 @@ def render(tables: Mapping[str, object]) -> str:
 
 
 class FakeFrame:
-    def __init__(self, name: str, rows: int = 3) -> None:
-        self.name, self.rows = name, rows
+    def __init__(self, name: str, rows: int = 3, failure: Exception | None = None) -> None:
+        self.name, self.rows, self.failure = name, rows, failure
+
+    @property
+    def schema(self) -> str:
+        """Spark Connect analyses a DataFrame here: a lazy failure raises now."""
+        if self.failure is not None:
+            raise self.failure
+        return "struct<>"
 
     def limit(self, n: int) -> FakeFrame:
         return FakeFrame(self.name, min(self.rows, n))
@@ -91,7 +98,9 @@ class FakeSpark:
         table_types: Mapping[str, object] = (),  # type: ignore[assignment]
         conf: Mapping[str, str] = (),  # type: ignore[assignment]
         failures: Mapping[str, Exception] = (),  # type: ignore[assignment]
+        lazy: bool = False,  # failures raise when the frame is analysed, as on Spark Connect
     ) -> None:
+        self.lazy = lazy
         self.names: List[str] = []
         self.statements: List[str] = []
         self.table_types = dict(table_types)
@@ -100,9 +109,9 @@ class FakeSpark:
 
     def table(self, name: str) -> FakeFrame:
         self.names.append(name)
-        if name in self.failures:
+        if name in self.failures and not self.lazy:
             raise self.failures[name]
-        return FakeFrame(name)
+        return FakeFrame(name, failure=self.failures.get(name))
 
     def sql(self, statement: str) -> FakeRows:
         self.statements.append(statement)
@@ -416,9 +425,14 @@ NO_CLASSES = Exception(
         ("iceberg", {ICEBERG_NAME: NO_CLASSES}, None, "set table_type: iceberg on the model"),
     ],
 )
-def test_errors_raised_inside_spark_say_where_and_what_to_do(table_format, failures, lookup, words):
+@pytest.mark.parametrize("engine", ["classic", "connect"])
+def test_errors_raised_inside_spark_say_where_and_what_to_do(
+    table_format, failures, lookup, words, engine
+):
+    """Classic Spark raises in spark.table(); Spark Connect when the frame is analysed."""
     key, code = planned(table_format=table_format)
-    spark = FakeSpark(failures=failures, table_types={SEPARATOR_NAME: lookup} if lookup else {})
+    lookups = {SEPARATOR_NAME: lookup} if lookup else {}
+    spark = FakeSpark(failures=failures, table_types=lookups, lazy=engine == "connect")
     with pytest.raises(RuntimeError) as info:
         load(code, spark)["get_spark_df"](key)
     message = str(info.value)

@@ -22,16 +22,15 @@ from dbt_athena_cross_account._aws import connection_clients
 
 def _models(models: Iterable[Mapping[str, Any]]) -> List[Any]:
     from dbt_athena_cross_account.doctor.rows import ModelFacts
+    from dbt_athena_cross_account.doctor.session import spark_properties
 
     facts = []
     for model in models:
-        engine = model.get("engine_config") or {}
-        props = engine.get("SparkProperties") if isinstance(engine, Mapping) else None
         facts.append(
             ModelFacts(
                 unique_id=str(model.get("unique_id")),
                 opted_in=bool(model.get("opted_in")),
-                spark_properties=dict(props or {}),
+                spark_properties=spark_properties(model.get("engine_config")),
                 catalogs=tuple(model.get("catalogs") or ()),
                 requester_pays=bool(model.get("requester_pays")),
             )

@@ -1,8 +1,13 @@
-"""``session`` rows: each Python model's Spark properties, from its engine_config (no AWS call)."""
+"""``session`` rows: each Python model's Spark properties, from its engine_config (no AWS call).
+
+A model's Spark properties are its engine_config's ``SparkProperties`` (PySpark engine v3)
+and its ``Classifications`` entry named ``spark-defaults`` (Athena's Apache Spark 3.5
+engine, where dbt-athena's Spark Connect path sends them: dbt-adapters pull request #1874).
+"""
 
 from __future__ import annotations
 
-from typing import Iterable, List
+from typing import Any, Dict, Iterable, List, Mapping
 
 from dbt_athena_cross_account.doctor.rows import FAIL, PASS, WARN, Check, ModelFacts
 
@@ -13,7 +18,7 @@ SEPARATOR = "/"
 _CATALOG_ID_KEYS = {CATALOG_ID_PROPERTY, CATALOG_ID_PROPERTY[len("spark.hadoop.") :]}
 
 REDIRECT = (
-    "engine_config SparkProperties sets {key}={value}: "
+    "engine_config sets {key}={value}: "
     "that makes account {value}'s Glue catalog the default for every read AND write of the "
     "session, so the model's own table would be created in the other account"
 )
@@ -26,8 +31,22 @@ SEPARATOR_OVERRIDE = (
     "the generated `<account>/<database>` names need '/', "
     "so cross-account reads hit the local catalog"
 )
-SEPARATOR_FIX = "remove {key} from the model's engine_config SparkProperties"
+SEPARATOR_FIX = "remove {key} from the model's engine_config ({where})"
 CLEAN = "keeps the '/' separator; no glue.catalogid override"
+WHERE = "SparkProperties, or the spark-defaults Properties of its Classifications"
+SPARK_DEFAULTS = "spark-defaults"
+
+
+def spark_properties(engine_config: Any) -> Dict[str, Any]:
+    """The Spark properties an engine_config gives the session: ``SparkProperties``, then
+    the ``Properties`` of each ``Classifications`` entry named ``spark-defaults``."""
+    if not isinstance(engine_config, Mapping):
+        return {}
+    found: Dict[str, Any] = dict(engine_config.get("SparkProperties") or {})
+    for entry in engine_config.get("Classifications") or []:
+        if isinstance(entry, Mapping) and entry.get("Name") == SPARK_DEFAULTS:
+            found.update(entry.get("Properties") or {})
+    return found
 
 
 def _model_rows(model: ModelFacts) -> List[Check]:
@@ -46,7 +65,7 @@ def _model_rows(model: ModelFacts) -> List[Check]:
     separator = props.get(SEPARATOR_PROPERTY, SEPARATOR)
     if model.opted_in and str(separator or "") != SEPARATOR:
         reason = SEPARATOR_OVERRIDE.format(key=SEPARATOR_PROPERTY, value=separator)
-        fix = SEPARATOR_FIX.format(key=SEPARATOR_PROPERTY)
+        fix = SEPARATOR_FIX.format(key=SEPARATOR_PROPERTY, where=WHERE)
         rows.append(Check(WARN, KIND, model.unique_id, reason, fix))
     if model.opted_in and not rows:
         rows.append(Check(PASS, KIND, model.unique_id, CLEAN))

@@ -69,3 +69,37 @@ def test_a_project_override_that_bypasses_the_package_fails_with_its_fix():
 def test_good_setup_passes():
     rows = check_setup({"plugin": True, "plugin_version": "0.1.0", "verdicts": {"p": {"ok": True}}})
     assert [(r.status, r.subject) for r in rows] == [(PASS, "dispatch"), (PASS, "plugin")]
+
+
+# Athena's Apache Spark 3.5 engine takes session properties in Classifications (spark-defaults):
+# dbt-athena's Spark Connect path (dbt-adapters pull request #1874) sends them there.
+SPARK_35_CATALOG_ID = {
+    "unique_id": "model.p.spark35",
+    "opted_in": True,
+    "engine_config": {
+        "Classifications": [
+            {"Name": "spark-hive-site", "Properties": {"ignored": "x"}},
+            {"Name": "spark-defaults", "Properties": {CATALOG_ID_PROPERTY: "999999999999"}},
+        ]
+    },
+}
+SPARK_35_SEPARATOR = {
+    "unique_id": "model.p.sep35",
+    "opted_in": True,
+    "engine_config": {
+        "SparkProperties": {SEPARATOR_PROPERTY: "/"},
+        "Classifications": [{"Name": "spark-defaults", "Properties": {SEPARATOR_PROPERTY: ":"}}],
+    },
+}
+
+
+def test_classifications_spark_defaults_are_checked_like_spark_properties():
+    from dbt_athena_cross_account.doctor.adapter_method import _models
+
+    rows = check_session(_models([SPARK_35_CATALOG_ID, SPARK_35_SEPARATOR]))
+    assert [(r.status, r.subject) for r in rows] == [
+        (FAIL, "model.p.spark35"),
+        (WARN, "model.p.sep35"),
+    ]
+    assert f"sets {CATALOG_ID_PROPERTY}=999999999999" in rows[0].reason
+    assert "spark-defaults Properties of its Classifications" in rows[1].fix

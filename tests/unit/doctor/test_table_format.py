@@ -114,3 +114,18 @@ def test_the_doctor_takes_its_verdicts_from_the_formats_module(monkeypatch):
         formats.FORMATS, "delta", dataclasses.replace(formats.FORMATS["delta"], doctor=readable)
     )
     assert check_format(ref, table).reason == "Delta table, read through its own catalog"
+
+
+def test_lake_formation_reasons_say_which_athena_spark_engine_they_mean():
+    """PySpark engine v3 has no Lake Formation support; the Apache Spark 3.5 engine has
+    full-table access, so a reason that says "no support" names the engine it means."""
+    from dbt_athena_cross_account.formats import (
+        FORMATS,
+        GOVERNED,
+        LAKE_FORMATION_ONLY,
+        LAKE_FORMATION_WITH_IAM,
+    )
+
+    for verdict in (FORMATS[GOVERNED].doctor, LAKE_FORMATION_ONLY, LAKE_FORMATION_WITH_IAM):
+        assert "PySpark engine v3" in verdict.reason
+        assert "Apache Spark 3.5 engine has full-table access" in verdict.reason
