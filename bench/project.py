@@ -13,6 +13,10 @@ reused by every run of that shape (its partial-parse state stays warm):
   (``bench/list_all_get_spark_df.sql`` copied into the project).
 * ``stock``: stock dbt-athena, no package and no dispatch entry (reads the wrong account).
 
+``list_all`` and ``stock`` models get the ``/`` separator through ``engine_config`` (as stock
+sets it for ``spark_cross_account_catalog``) but do not set that flag: the plugin stops any
+model that sets it and reaches job submission without the package's read plan.
+
 Every model is a Python table that reads ``source('partner', 'orders')`` from the one
 referenced cross-account catalog ``REFERENCED_CATALOG``.
 """
@@ -49,7 +53,7 @@ LIST_ALL_CREATE_TABLE_AS = """
                                  skip_partitioning=false) -%}
   {%- set stock = dbt.athena__create_table_as(temporary, relation, compiled_code, language,
                                               skip_partitioning) -%}
-  {%- if language == 'python' and config.get('spark_cross_account_catalog', false) -%}
+  {%- if language == 'python' and config.get('bench_list_all', false) -%}
     {%- set catalog_map = adapter.get_spark_cross_account_catalog_map() -%}
     {%- set block = cross_account_get_spark_df(catalog_map) | string -%}
     {{- return((stock | string).replace(dbt.athena__py_get_spark_dbt_object() | string, block)) -}}
@@ -57,6 +61,22 @@ LIST_ALL_CREATE_TABLE_AS = """
   {{- return(stock) -}}
 {%- endmacro %}
 """
+
+
+def _opt_in(variant: str, opted_in: bool) -> Dict[str, object]:
+    """How a variant's models opt in. The product: spark_cross_account_catalog. The other two
+    are not the package, so they must not say spark_cross_account_catalog: the plugin would
+    (rightly) refuse to submit an opted-in model without the package's read plan. They get
+    the separator as stock sets it for that flag, and list_all its own switch."""
+    if variant == "product":
+        return {"+spark_cross_account_catalog": opted_in}
+    if not opted_in:
+        return {}
+    separator = {"SparkProperties": {"spark.hadoop.aws.glue.catalog.separator": "/"}}
+    return {
+        "+engine_config": separator,
+        **({"+bench_list_all": True} if variant == "list_all" else {}),
+    }
 
 
 def write_project(root: Path, variant: str, n_models: int, opted_in: bool = True) -> Path:
@@ -72,9 +92,7 @@ def write_project(root: Path, variant: str, n_models: int, opted_in: bool = True
         "version": "1.0.0",
         "config-version": 2,
         "profile": "bench",
-        "models": {
-            "bench": {"+spark_cross_account_catalog": opted_in, "+s3_data_naming": "schema_table"}
-        },
+        "models": {"bench": {"+s3_data_naming": "schema_table", **_opt_in(variant, opted_in)}},
     }
     if variant == "product":
         config["dispatch"] = [
