@@ -84,7 +84,7 @@ install: wheel ## install the freshly built wheel into the venv (non-editable)
 # pytest exits 5 when it collected no test; make then fails like on any other non-zero code.
 test: install $(CONNECT_STAMP) ## every test: unit, packaging, generated code (Spark and Spark Connect), dbt CLI, emulator end to end
 	@scripts/check-java.sh
-	SPARK_CONNECT_PYTHON=$(CONNECT_VENV)/bin/python $(BIN)/python -m pytest $(PYTEST_ARGS)
+	SPARK_CONNECT_PYTHON=$(abspath $(CONNECT_VENV))/bin/python $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 unit: install ## the unit tests only
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)

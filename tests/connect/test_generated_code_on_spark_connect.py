@@ -60,7 +60,7 @@ def connect_python() -> Path:
             f"(now {value!r}). Fix: run `make test`, which builds it (`make venv-connect`) "
             "and sets it."
         )
-    return Path(value)
+    return Path(value).absolute()  # the runner starts in a temp dir; make passes a relative path
 
 
 @pytest.fixture(scope="module")
