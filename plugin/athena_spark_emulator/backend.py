@@ -18,7 +18,7 @@ import collections
 import contextlib
 import threading
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from athena_spark_emulator.calculations import CalculationStore, Executor
 from athena_spark_emulator.catalog import Catalog
@@ -37,14 +37,16 @@ class Fault:
 
 @dataclass
 class SqlLog:
-    """Athena SQL seen while the Spark executor was active (see sql.py)."""
+    """The Athena SQL an emulator ran (see sql.py)."""
 
     failures: Dict[str, str] = field(default_factory=dict)  # query execution id -> reason
-    applied: List[str] = field(default_factory=list)  # statements applied to Glue, in order
+    outcomes: Dict[str, Any] = field(default_factory=dict)  # id -> sql_statements.Outcome
+    applied: List[str] = field(default_factory=list)  # statements that succeeded, in order
     seen: List[str] = field(default_factory=list)  # every statement seen
 
     def reset(self) -> None:
         self.failures.clear()
+        self.outcomes.clear()
         self.applied.clear()
         self.seen.clear()
 
