@@ -75,7 +75,9 @@ def parse(statement: str) -> exp.Expression:
         raise Untranslatable("a statement sqlglot cannot parse", statement, first) from None
     if len(trees) != 1:
         raise Untranslatable(f"{len(trees)} statements in one query", statement)
-    return trees[0]
+    tree = trees[0]
+    assert isinstance(tree, exp.Expression)
+    return tree
 
 
 def statement_kind(tree: exp.Expression) -> str:
@@ -139,11 +141,13 @@ def to_spark(query: exp.Expression, views: Mapping[int, str]) -> str:
     try:
         return copy.sql(dialect="spark", unsupported_level=sqlglot.ErrorLevel.RAISE)
     except sqlglot.errors.UnsupportedError as exc:
-        raise Untranslatable("a construct Spark SQL has no form for", query.sql(DIALECT), str(exc))
+        raise Untranslatable(
+            "a construct Spark SQL has no form for", query.sql(DIALECT), str(exc)
+        ) from None
 
 
 # ---- CREATE TABLE properties --------------------------------------------------------------
-def properties(create: exp.Create) -> Dict[str, Any]:
+def properties(create: exp.Expression) -> Dict[str, Any]:
     """The ``with (...)`` / ``tblproperties`` / ``location`` / ``row format`` of a CREATE,
     keyed in lower case: strings, booleans, numbers, or lists (``partitioned_by``)."""
     found: Dict[str, Any] = {}
@@ -171,7 +175,9 @@ def properties(create: exp.Create) -> Dict[str, Any]:
 
 def _key(prop: exp.Expression) -> str:
     this = prop.this
-    return str(this.name if isinstance(this, (exp.Literal, exp.Identifier, exp.Var)) else this).lower()
+    return str(
+        this.name if isinstance(this, (exp.Literal, exp.Identifier, exp.Var)) else this
+    ).lower()
 
 
 def _value(node: Any) -> Any:
@@ -195,7 +201,7 @@ def _partition_names(node: Any) -> List[str]:
     return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
-def column_defs(create: exp.Create) -> List[tuple]:
+def column_defs(create: exp.Expression) -> List[tuple]:
     """``(name, hive type)`` of ``create external table t (col type, ...)``."""
     schema = create.this
     out = []

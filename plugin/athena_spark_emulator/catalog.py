@@ -565,16 +565,6 @@ def columns_of(table: Mapping[str, Any]) -> List[Tuple[str, str]]:
     ]
 
 
-def __getattr__(name: str) -> Any:
-    """Compatibility: ``CATALOG`` of earlier versions is now per emulator
-    (``emulator.catalog``); this reads the running emulator's."""
-    if name == "CATALOG":
-        from athena_spark_emulator import backend
-
-        return backend.default().catalog
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def is_iceberg(table: Mapping[str, Any]) -> bool:
     """True for a Glue entry that Iceberg's GlueCatalog registered (``table_type=ICEBERG``)."""
     params = {str(k).lower(): str(v) for k, v in (table.get("Parameters") or {}).items()}

@@ -123,11 +123,11 @@ class Engine:
             raise QueryFailed(
                 f"CATALOG_NOT_FOUND: Catalog '{name}' does not exist (no Athena data catalog "
                 f"of that name in account {self.catalog.local_account}: create it with "
-                "CreateDataCatalog, or under `catalogs:` in the emulator's seed file)"
+                "CreateDataCatalog, or under `data_catalogs:` in the emulator's seed file)"
             )
-        kind = str(entry.type if hasattr(entry, "type") else entry.get("Type", "")).upper()
-        params = (entry.parameters if hasattr(entry, "parameters") else entry.get("Parameters"))
-        owner = (params or {}).get("catalog-id")
+        kind = str(entry.type or "").upper()
+        params: Any = entry.parameters
+        owner = params.get("catalog-id") if isinstance(params, dict) else None
         if kind != "GLUE" or not owner:
             raise QueryFailed(
                 f"NOT_SUPPORTED: catalog '{name}' is a {kind} data catalog; the emulator "
@@ -281,7 +281,9 @@ HIVE_FORMATS = ("parquet", "orc", "avro", "json", "textfile")
 def _hive_format(props: Dict[str, Any], statement: Statement) -> str:
     fmt = str(props.get("format") or "parquet").lower()
     if fmt not in HIVE_FORMATS:
-        raise Untranslatable(f"format '{fmt}'", statement.text, "parquet, orc, avro, json, textfile")
+        raise Untranslatable(
+            f"format '{fmt}'", statement.text, "parquet, orc, avro, json, textfile"
+        )
     return fmt
 
 
@@ -301,7 +303,9 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
     if engine.catalog.table_exists(ref):
         if tree.args.get("exists"):
             return Outcome()
-        raise QueryFailed(f"TABLE_ALREADY_EXISTS: Table '{ref.database}.{ref.table}' already exists")
+        raise QueryFailed(
+            f"TABLE_ALREADY_EXISTS: Table '{ref.database}.{ref.table}' already exists"
+        )
     props = athena_sql.properties(tree)
     if "WithDataProperty" in props:
         raise Untranslatable("create table ... with no data", statement.text)
@@ -349,7 +353,9 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
     if engine.catalog.table_exists(ref):
         if tree.args.get("exists"):
             return Outcome()
-        raise QueryFailed(f"TABLE_ALREADY_EXISTS: Table '{ref.database}.{ref.table}' already exists")
+        raise QueryFailed(
+            f"TABLE_ALREADY_EXISTS: Table '{ref.database}.{ref.table}' already exists"
+        )
     props = athena_sql.properties(tree)
     if str(props.get("table_type", "hive")).lower() == "iceberg":
         raise Untranslatable("create table (columns) for Iceberg tables", statement.text)
@@ -370,9 +376,11 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
     else:
         fmt = _hive_format({"format": props.get("format") or "textfile"}, statement)
         extra = {}
-    params = {"skip.header.line.count": str(props["skip.header.line.count"])} if (
-        "skip.header.line.count" in props
-    ) else {}
+    params = (
+        {"skip.header.line.count": str(props["skip.header.line.count"])}
+        if ("skip.header.line.count" in props)
+        else {}
+    )
     engine.catalog.sync_from_s3(location, ref.account)
     engine.catalog.put_table(
         ref, athena_sql.column_defs(tree), location, fmt, parameters=params, serde=extra

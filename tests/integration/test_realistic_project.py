@@ -8,7 +8,11 @@ a Python model, SQL marts downstream of Python models, generic and singular data
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
@@ -38,8 +42,7 @@ def athena_rows(emulator: Emulator, sql: str) -> List[Dict[str, Any]]:
     result = athena.get_query_results(QueryExecutionId=exec_id)["ResultSet"]
     names = [c["Name"] for c in result["ResultSetMetadata"]["ColumnInfo"]]
     return [
-        dict(zip(names, [d.get("VarCharValue") for d in row["Data"]]))
-        for row in result["Rows"][1:]
+        dict(zip(names, [d.get("VarCharValue") for d in row["Data"]])) for row in result["Rows"][1:]
     ]
 
 
@@ -146,7 +149,11 @@ def test_incremental_python_model_appends_on_the_second_run(project: Project) ->
         second = project.dbt("run", "--select", "orders_incremental")
         assert second.returncode == 0, second.stdout[-3000:]
         assert [r["order_id"] for r in rows(SCHEMA, "orders_incremental", order_by="order_id")] == [
-            101, 102, 103, 104, 105
+            101,
+            102,
+            103,
+            104,
+            105,
         ]
     finally:
         project.emulator.seed(SEED)
@@ -167,9 +174,7 @@ def test_a_data_test_fails_on_planted_bad_rows(project: Project) -> None:
 def test_python_models_reading_a_view_fail_saying_why(project: Project) -> None:
     """Stock dbt-athena: the calculation fails as on Athena. Opted in: stopped before its
     code is submitted, naming the model, the view and the fix."""
-    result = project.dbt(
-        "run", "--select", "view_readers", "--vars", "{view_readers: true}"
-    )
+    result = project.dbt("run", "--select", "view_readers", "--vars", "{view_readers: true}")
     out = result.stdout
     assert result.returncode == 1, out[-3000:]
     assert "Athena for Apache Spark cannot read views created by Athena SQL" in out, out[-4000:]
@@ -179,3 +184,57 @@ def test_python_models_reading_a_view_fail_saying_why(project: Project) -> None:
         "materialized as a view" in out
     ), out[-4000:]
     assert "Fix: set materialized='table' on 'stg_customers_eu'" in out
+
+
+def test_data_dir_keeps_state_between_two_cli_invocations(tmp_path: Path) -> None:
+    """`athena-spark-emulator run --data-dir DIR` twice: the second `dbt run` of the
+    incremental model is incremental (the partner now holds only order 105: a first build
+    again would leave 1 row, an incremental one 5), and `dbt docs generate` in a fresh
+    invocation finds the schema the first one built. The files in DIR/s3/ are exactly
+    what Glue points to."""
+    import yaml
+
+    project = tmp_path / "realistic_project"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("target", "dbt_packages"))
+    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO_ROOT}\n", "utf-8")
+    second_seed = yaml.safe_load(SEED.read_text())
+    orders = second_seed["accounts"][PARTNER]["databases"]["sales"]["orders"]
+    orders["rows"] = [[105, 2, "SKU-1", 5.0]]
+    (project / "seed2.yml").write_text(yaml.safe_dump(second_seed, sort_keys=False), "utf-8")
+    data = tmp_path / "state"
+    cli = str(Path(sys.executable).with_name("athena-spark-emulator"))
+    dbt = str(Path(sys.executable).with_name("dbt"))
+    flags = ["--project-dir", str(project), "--profiles-dir", str(project)]
+
+    def emulator_run(seed: str, script: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [cli, "run", "--seed", str(project / seed), "--spark", "--data-dir", str(data),
+             "--", "sh", "-c", script],
+            capture_output=True, text=True, timeout=900, cwd=project,
+            env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_SCHEMA": SCHEMA},
+        )  # fmt: skip
+
+    quoted = " ".join(shlex.quote(f) for f in flags)
+    first = emulator_run(
+        "seed.yml", f"{dbt} deps {quoted} && {dbt} run {quoted} -s +orders_incremental"
+    )
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-2000:]
+    second = emulator_run(
+        "seed2.yml",
+        f"{dbt} run {quoted} -s orders_incremental && {dbt} docs generate {quoted}",
+    )
+    assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-2000:]
+    assert "state from" in second.stderr and "put back" in second.stderr
+    state = json.loads((data / "emulator-state.json").read_text())
+    table = state["glue"][LOCAL_ACCOUNT][SCHEMA]["orders_incremental"]
+    location = table["StorageDescriptor"]["Location"]
+    bucket, _, key = location[len("s3://") :].partition("/")
+    import pyarrow.parquet as pq
+
+    files = [
+        p for p in (data / "s3" / bucket / key).rglob("*.parquet") if not p.name.startswith(".")
+    ]
+    ids = sorted(i for f in files for i in pq.read_table(f).column("order_id").to_pylist())
+    assert ids == [101, 102, 103, 104, 105]
+    catalog = json.loads((project / "target" / "catalog.json").read_text())
+    assert "model.realistic.orders_incremental" in catalog["nodes"]
