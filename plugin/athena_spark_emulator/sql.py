@@ -29,6 +29,9 @@ NEEDS_SPARK = (
 )
 
 
+TIME_PARSER = "spark.sql.legacy.timeParserPolicy"
+
+
 def _spark_runner(backend: EmulatorBackend) -> Optional[Callable[[Callable[[Any], Any]], Any]]:
     return getattr(backend.calculations.executor, "run_with_spark", None)
 
@@ -62,10 +65,16 @@ def run(backend: EmulatorBackend, query: str, context: Dict[str, Any]) -> Outcom
 
     def on_spark(spark: Any) -> Outcome:
         engine = Engine(backend.catalog, spark)
+        previous = spark.conf.get(TIME_PARSER, None)
+        spark.conf.set(TIME_PARSER, "CORRECTED")  # an unparsable date is NULL, as in Trino
         try:
             return handler.run(engine, statement)
         finally:
             engine.close()
+            if previous is None:
+                spark.conf.unset(TIME_PARSER)
+            else:
+                spark.conf.set(TIME_PARSER, previous)
 
     return runner(on_spark)
 

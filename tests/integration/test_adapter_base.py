@@ -52,5 +52,10 @@ class TestPythonModel(BasePythonModelTests):
     pass
 
 
+@pytest.mark.skip(
+    reason="inapplicable on Athena: the class sets incremental_strategy='merge' on a Hive "
+    "table, which dbt-athena refuses ('Invalid incremental strategy provided: merge'); "
+    "merge is for table_type='iceberg' only"
+)
 class TestPythonIncremental(BasePythonIncrementalTests):
     pass
