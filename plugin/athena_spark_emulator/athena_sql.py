@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Set
 
@@ -138,7 +139,7 @@ def to_spark(query: exp.Expression, views: Mapping[int, str]) -> str:
             continue
         alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name))
         node.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
-    copy = copy.transform(_without_try)
+    copy = copy.transform(_for_spark)
     try:
         return copy.sql(dialect="spark", unsupported_level=sqlglot.ErrorLevel.RAISE)
     except sqlglot.errors.UnsupportedError as exc:
@@ -147,11 +148,25 @@ def to_spark(query: exp.Expression, views: Mapping[int, str]) -> str:
         ) from None
 
 
-def _without_try(node: exp.Expression) -> exp.Expression:
-    """Trino's ``try(expr)`` (NULL where ``expr`` fails) is ``expr`` in Spark: with ANSI
-    mode off, as the emulator's session runs, a failed cast or parse is already NULL
-    (dbt-athena's seeds wrap each timestamp format in it)."""
-    return node.this if isinstance(node, exp.Try) else node
+_FORMAT_LITERAL = re.compile(r"(?<!%)([A-Za-z]+)")
+
+
+def _for_spark(node: exp.Expression) -> exp.Expression:
+    """What sqlglot leaves for Spark to refuse, rewritten:
+
+    * Trino's ``try(expr)`` (NULL where ``expr`` fails) is ``expr``: with ANSI mode off, as
+      the emulator's session runs, a failed cast or parse is already NULL (dbt-athena's
+      seeds wrap each timestamp format in it);
+    * a literal letter in a date format (``%Y-%m-%dT%H``) is quoted (``'T'``), as Spark's
+      datetime patterns need.
+    """
+    if isinstance(node, exp.Try):
+        return node.this.transform(_for_spark)
+    if isinstance(node, (exp.StrToTime, exp.TimeToStr, exp.StrToDate)):
+        fmt = node.args.get("format")
+        if isinstance(fmt, exp.Literal) and fmt.is_string:
+            node.set("format", exp.Literal.string(_FORMAT_LITERAL.sub(r"'\1'", fmt.this)))
+    return node
 
 
 # ---- CREATE TABLE properties --------------------------------------------------------------

@@ -342,16 +342,7 @@ class Catalog:
     def set_parameters(self, ref: TableRef, parameters: Mapping[str, str]) -> None:
         """Glue UpdateTable adding ``parameters`` (``alter table ... set tblproperties``)."""
         table = self.get_table(ref)
-        keys = (
-            "TableType",
-            "Parameters",
-            "StorageDescriptor",
-            "PartitionKeys",
-            "Description",
-            "ViewOriginalText",
-            "ViewExpandedText",
-        )
-        table_input = {k: table[k] for k in keys if table.get(k) is not None}
+        table_input = table_input_of(table)
         table_input["Name"] = ref.table
         table_input["Parameters"] = {**(table.get("Parameters") or {}), **parameters}
         self._upsert_table(ref, table_input)
@@ -375,16 +366,7 @@ class Catalog:
         """Glue's table rename (Athena's ``alter table ... rename to``): the whole entry,
         Iceberg's parameters included, under the new name."""
         table = self.get_table(source)
-        keys = (
-            "TableType",
-            "Parameters",
-            "StorageDescriptor",
-            "PartitionKeys",
-            "Description",
-            "ViewOriginalText",
-            "ViewExpandedText",
-        )
-        table_input = {k: table[k] for k in keys if table.get(k) is not None}
+        table_input = table_input_of(table)
         table_input["Name"] = target.table
         self._upsert_table(target, table_input)
         self.drop_table(source)
@@ -556,6 +538,22 @@ class Catalog:
         backend = s3_backend(account)
         backend.create_bucket(bucket, REGION)
         return backend
+
+
+TABLE_INPUT_KEYS = (
+    "TableType",
+    "Parameters",
+    "StorageDescriptor",
+    "PartitionKeys",
+    "Description",
+    "ViewOriginalText",
+    "ViewExpandedText",
+)
+
+
+def table_input_of(table: Mapping[str, Any]) -> Dict[str, Any]:
+    """The Glue TableInput that recreates ``table`` (a GetTable entry), without its name."""
+    return {k: table[k] for k in TABLE_INPUT_KEYS if table.get(k) is not None}
 
 
 def columns_of(table: Mapping[str, Any]) -> List[Tuple[str, str]]:

@@ -19,23 +19,11 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List
 
-from athena_spark_emulator.catalog import Catalog, glue_backend
+from athena_spark_emulator.catalog import Catalog, glue_backend, table_input_of
 from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION
 
 STATE_FILE = "emulator-state.json"
 VERSION = 1
-_TABLE_INPUT_KEYS = (
-    "Name",
-    "Description",
-    "Owner",
-    "Retention",
-    "StorageDescriptor",
-    "PartitionKeys",
-    "TableType",
-    "Parameters",
-    "ViewOriginalText",
-    "ViewExpandedText",
-)
 
 
 def _accounts() -> List[str]:
@@ -52,8 +40,7 @@ def _glue_state() -> Dict[str, Any]:
         for name, database in glue_backend(account).databases.items():
             tables = {}
             for table_name, table in database.tables.items():
-                entry = table.as_dict()
-                tables[table_name] = {k: entry[k] for k in _TABLE_INPUT_KEYS if k in entry}
+                tables[table_name] = {"Name": table_name, **table_input_of(table.as_dict())}
             databases[name] = tables
         if databases:
             out[account] = databases

@@ -148,6 +148,16 @@ class Engine:
             raise QueryFailed(f"ACCESS_DENIED: {exc}") from None
         return ref
 
+    def existing(
+        self, node: exp.Expression, statement: Statement, action: str
+    ) -> Tuple[TableRef, Dict[str, Any]]:
+        """The table a statement changes, and its Glue entry (it must exist)."""
+        if isinstance(node, exp.Schema):
+            node = node.this
+        assert isinstance(node, exp.Table)
+        ref = self.table_ref(node, statement, action)
+        return ref, self.glue_entry(ref, f"{ref.database}.{ref.table}")
+
     def glue_entry(self, ref: TableRef, name: str) -> Dict[str, Any]:
         if not self.catalog.database_exists(ref.account, ref.database):
             raise QueryFailed(f"SCHEMA_NOT_FOUND: Schema '{ref.database}' does not exist")
@@ -295,17 +305,25 @@ def _location(props: Dict[str, Any], ref: TableRef) -> str:
     )
 
 
-@handles("CREATE TABLE AS")
-def create_table_as(engine: Engine, statement: Statement) -> Outcome:
-    tree = statement.tree
-    ref = _target(engine, statement, tree.this, "glue:CreateTable")
+def _new_table(engine: Engine, statement: Statement) -> Optional[TableRef]:
+    """The table a CREATE names; None for ``if not exists`` on an existing one."""
+    ref = _target(engine, statement, statement.tree.this, "glue:CreateTable")
     _require_database(engine, ref)
     if engine.catalog.table_exists(ref):
-        if tree.args.get("exists"):
-            return Outcome()
+        if statement.tree.args.get("exists"):
+            return None
         raise QueryFailed(
             f"TABLE_ALREADY_EXISTS: Table '{ref.database}.{ref.table}' already exists"
         )
+    return ref
+
+
+@handles("CREATE TABLE AS")
+def create_table_as(engine: Engine, statement: Statement) -> Outcome:
+    tree = statement.tree
+    ref = _new_table(engine, statement)
+    if ref is None:
+        return Outcome()  # create table if not exists, and it exists
     props = athena_sql.properties(tree)
     if "WithDataProperty" in props:
         raise Untranslatable("create table ... with no data", statement.text)
@@ -348,14 +366,9 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
     """``create external table t (cols) [row format serde ...] location ...`` (dbt-athena's
     seeds): the files already at the location (the uploaded CSV) are the table's data."""
     tree = statement.tree
-    ref = _target(engine, statement, tree.this, "glue:CreateTable")
-    _require_database(engine, ref)
-    if engine.catalog.table_exists(ref):
-        if tree.args.get("exists"):
-            return Outcome()
-        raise QueryFailed(
-            f"TABLE_ALREADY_EXISTS: Table '{ref.database}.{ref.table}' already exists"
-        )
+    ref = _new_table(engine, statement)
+    if ref is None:
+        return Outcome()  # create table if not exists, and it exists
     props = athena_sql.properties(tree)
     if str(props.get("table_type", "hive")).lower() == "iceberg":
         raise Untranslatable("create table (columns) for Iceberg tables", statement.text)
@@ -524,8 +537,7 @@ def drop_table(engine: Engine, statement: Statement) -> Outcome:
 @handles("ALTER TABLE RENAME", spark=False)
 def rename_table(engine: Engine, statement: Statement) -> Outcome:
     tree = statement.tree
-    source = engine.table_ref(tree.this, statement, "glue:UpdateTable")
-    engine.glue_entry(source, f"{source.database}.{source.table}")
+    source, _ = engine.existing(tree.this, statement, "glue:UpdateTable")
     target_node = tree.args["actions"][0].this
     target = engine.table_ref(target_node, statement, "glue:CreateTable")
     engine.catalog.rename_table(source, target)
@@ -535,8 +547,7 @@ def rename_table(engine: Engine, statement: Statement) -> Outcome:
 @handles("ALTER TABLE SET", spark=False)
 def set_table_properties(engine: Engine, statement: Statement) -> Outcome:
     tree = statement.tree
-    ref = engine.table_ref(tree.this, statement, "glue:UpdateTable")
-    engine.glue_entry(ref, f"{ref.database}.{ref.table}")
+    ref, _ = engine.existing(tree.this, statement, "glue:UpdateTable")
     action = tree.args["actions"][0]
     found: Dict[str, str] = {}
     for props in action.expressions:

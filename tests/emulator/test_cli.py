@@ -254,7 +254,9 @@ def python_without_extra(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_without_the_extra_pytest_runs_and_the_fixture_names_the_install_line(
     python_without_extra, tmp_path
 ):
-    (tmp_path / "conftest.py").write_text('pytest_plugins = ["athena_spark_emulator.pytest_plugin"]\n')
+    (tmp_path / "conftest.py").write_text(
+        'pytest_plugins = ["athena_spark_emulator.pytest_plugin"]\n'
+    )
     (tmp_path / "test_user.py").write_text(
         "def test_plain():\n    assert True\n\ndef test_with_emulator(athena_emulator):\n    pass\n"
     )

@@ -217,3 +217,16 @@ def test_varchar_is_string_in_glue() -> None:
     assert athena_sql.hive_type("varchar(20)") == "string"
     assert athena_sql.hive_type("integer") == "int"
     assert athena_sql.hive_type("decimal(10,2)") == "decimal(10,2)"
+
+
+def test_dbt_athena_seed_timestamp_parsing_becomes_spark_patterns() -> None:
+    """dbt-athena's seeds wrap each timestamp format in try(date_parse(...)); Spark has
+    no try() (a failed parse is NULL already) and needs literal letters quoted."""
+    tree = athena_sql.parse(
+        "select coalesce(try(date_parse(x, '%Y-%m-%dT%H:%i:%s.%fZ')), "
+        "try(date_parse(x, '%Y-%m-%d %H:%i:%s'))) as x from t"
+    )
+    assert athena_sql.to_spark(tree, {}) == (
+        "SELECT COALESCE(TO_TIMESTAMP(x, 'yyyy-M-d\\'T\\'H:m:s.SSSSSS\\'Z\\''), "
+        "TO_TIMESTAMP(x, 'yyyy-M-d H:m:s')) AS x FROM t"
+    )
