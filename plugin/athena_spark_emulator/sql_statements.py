@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from sqlglot import exp
 
 from athena_spark_emulator import athena_sql, iceberg
-from athena_spark_emulator.athena_sql import Name, Untranslatable
+from athena_spark_emulator.athena_sql import Name, Untranslatable, merge_plan
 from athena_spark_emulator.catalog import (
     Catalog,
     TableRef,
@@ -178,9 +178,11 @@ class Engine:
         ref = self.table_ref(table, statement, "glue:GetTable")
         entry = self.glue_entry(ref, str(athena_sql.table_name(table)))
         if str(entry.get("TableType", "")).upper() == "VIRTUAL_VIEW":
-            frame = self.view_frame(ref, entry)
-        else:
-            frame = self.table_frame(ref)
+            return self.register(self.view_frame(ref, entry))
+        return self.register(self.table_frame(ref))
+
+    def register(self, frame: Any) -> str:
+        """``frame`` as a temporary view of this statement; its name."""
         view = f"athena_emulator_{next(_VIEW_IDS)}"
         frame.createOrReplaceTempView(view)
         self._temp_views.append(view)
@@ -467,6 +469,41 @@ def delete_from(engine: Engine, statement: Statement) -> Outcome:
     kept = engine.frame(keep, statement).localCheckpoint()
     engine.append_iceberg(kept, ref, overwrite=True)
     return Outcome("DML", update_count=before - kept.count())
+
+
+@handles("MERGE")
+def merge_into(engine: Engine, statement: Statement) -> Outcome:
+    """``merge into <iceberg table> as t using <table or query> as s on ... when matched
+    [and ...] then update / delete ... when not matched [and ...] then insert ...``
+    (dbt-athena's ``merge`` strategy): the table rewritten with the merged rows."""
+    tree = statement.tree
+    ref, entry = engine.existing(tree.this, statement, "glue:UpdateTable")
+    if not is_iceberg(entry):
+        raise QueryFailed("NOT_SUPPORTED: MERGE INTO is only supported for Iceberg tables")
+    plan = merge_plan(tree, [n for n, _ in columns_of(entry)], statement.text)
+    from pyspark.sql import functions as F
+
+    target_view = engine.register(
+        engine.table_frame(ref).withColumn("__emulator_row", F.monotonically_increasing_id())
+    )
+    using = tree.args["using"]
+    if isinstance(using, exp.Table):
+        source_view = engine.temp_view(using, statement)
+    else:
+        source_view = engine.register(engine.frame(using.this, statement))
+    for query in plan.checks(target_view, source_view):
+        if engine.spark.sql(query).count():
+            raise QueryFailed(
+                "MERGE_TARGET_ROW_MULTIPLE_MATCHES: One MERGE target table row matched more "
+                "than one source row"
+            )
+    parts = [engine.spark.sql(q) for q in plan.queries(target_view, source_view)]
+    merged = parts[0].unionByName(parts[1]).unionByName(parts[2]).localCheckpoint()
+    changed = (
+        parts[1].count() + parts[2].count() + plan.deleted(engine.spark, target_view, source_view)
+    )
+    engine.append_iceberg(merged, ref, overwrite=True)
+    return Outcome("DML", update_count=changed)
 
 
 # ---- views --------------------------------------------------------------------------------

@@ -68,6 +68,7 @@ def test_each_statement_kind_dbt_athena_sends(statement: str, kind: str) -> None
         "CREATE VIEW",
         "INSERT",
         "DELETE",
+        "MERGE",
         "CREATE SCHEMA",
         "DROP SCHEMA",
         "DROP TABLE",
@@ -91,7 +92,7 @@ def test_metadata_statements_need_no_spark_and_data_statements_do() -> None:
     [
         ("optimize analytics.t rewrite data using bin_pack", "COMMAND OPTIMIZE statements"),
         ("vacuum analytics.t", "COMMAND VACUUM statements"),
-        ("merge into t using s on t.id = s.id when matched then delete", "MERGE statements"),
+        ("show tables in analytics", "COMMAND SHOW statements"),
     ],
 )
 def test_a_kind_without_handler_is_refused_naming_it_and_the_statement(
@@ -229,4 +230,31 @@ def test_dbt_athena_seed_timestamp_parsing_becomes_spark_patterns() -> None:
     assert athena_sql.to_spark(tree, {}) == (
         "SELECT COALESCE(TO_TIMESTAMP(x, 'yyyy-M-d\\'T\\'H:m:s.SSSSSS\\'Z\\''), "
         "TO_TIMESTAMP(x, 'yyyy-M-d H:m:s')) AS x FROM t"
+    )
+
+
+def test_dbt_athena_merge_becomes_three_spark_queries() -> None:
+    """dbt-athena's iceberg merge: kept target rows, matched rows after their first
+    clause (deleted ones out), and the inserted source rows."""
+    tree = athena_sql.parse(
+        "merge into analytics.t as target using analytics.t__dbt_tmp as src "
+        "on (target.id = src.id) when matched and src.x is null then delete "
+        "when matched then update set x = src.x "
+        "when not matched then insert (id, x) values (src.id, src.x)"
+    )
+    plan = athena_sql.merge_plan(tree, ["id", "x"], "merge ...")
+    kept, updated, inserted = plan.queries("tv", "sv")
+    assert kept == (
+        "SELECT target.`id`, target.`x` FROM `tv` AS target LEFT ANTI JOIN `sv` AS src "
+        "ON (target.id = src.id)"
+    )
+    assert updated == (
+        "SELECT CASE WHEN true THEN target.`id` ELSE target.`id` END AS `id`, "
+        "CASE WHEN true THEN src.x ELSE target.`x` END AS `x` "
+        "FROM `tv` AS target JOIN `sv` AS src ON (target.id = src.id) WHERE NOT "
+        "(CASE WHEN src.x IS NULL THEN true WHEN true THEN false ELSE false END)"
+    )
+    assert inserted == (
+        "SELECT src.id AS `id`, src.x AS `x` FROM `sv` AS src LEFT ANTI JOIN `tv` AS target "
+        "ON (target.id = src.id) WHERE true"
     )
