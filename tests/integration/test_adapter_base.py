@@ -48,14 +48,21 @@ class TestSingularTestsEphemeral(BaseSingularTestsEphemeral):
     pass
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="inapplicable on Athena: its Python model refs SQL models materialized as views "
+    "(dbt's default), and Athena for Apache Spark cannot read views created by Athena SQL "
+    "(the run fails with the emulator's [UNSUPPORTED_VIEW] error, as on AWS)",
+)
 class TestPythonModel(BasePythonModelTests):
     pass
 
 
-@pytest.mark.skip(
-    reason="inapplicable on Athena: the class sets incremental_strategy='merge' on a Hive "
-    "table, which dbt-athena refuses ('Invalid incremental strategy provided: merge'); "
-    "merge is for table_type='iceberg' only"
-)
 class TestPythonIncremental(BasePythonIncrementalTests):
-    pass
+    """The class sets incremental_strategy='merge', which dbt-athena accepts only for
+    table_type='iceberg' ('Invalid incremental strategy provided: merge' on Hive): run on
+    Iceberg tables, as an Athena project using merge does."""
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self):
+        return {"models": {"+incremental_strategy": "merge", "+table_type": "iceberg"}}
