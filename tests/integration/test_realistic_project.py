@@ -19,6 +19,7 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
+from athena_spark_emulator.catalog import TableRef
 from tests.conftest import REPO_ROOT, dbt_cli
 from tests.integration.conftest import rows, seeded_with_spark
 
@@ -238,3 +239,19 @@ def test_data_dir_keeps_state_between_two_cli_invocations(tmp_path: Path) -> Non
     assert ids == [101, 102, 103, 104, 105]
     catalog = json.loads((project / "target" / "catalog.json").read_text())
     assert "model.realistic.orders_incremental" in catalog["nodes"]
+
+
+def test_warehouse_holds_only_what_glue_points_to_after_a_rebuild(project: Project) -> None:
+    """dbt-athena deletes a rebuilt table's old objects; their files go too, so the table's
+    folder holds one location, Glue's, with the table's rows once."""
+    rebuilt = project.dbt("run", "--select", "stg_customers")
+    assert rebuilt.returncode == 0, rebuilt.stdout[-3000:]
+    catalog = project.emulator.catalog
+    entry = catalog.get_table(TableRef(LOCAL_ACCOUNT, SCHEMA, "stg_customers"))
+    location = catalog.local_path(entry["StorageDescriptor"]["Location"])
+    folder = catalog.local_path(f"s3://dbt-data/{SCHEMA}/stg_customers")
+    data_files = sorted(
+        p for p in folder.rglob("*") if p.is_file() and not p.name.startswith((".", "_"))
+    )
+    assert data_files and all(location in p.parents for p in data_files), data_files
+    assert len(rows(SCHEMA, "stg_customers")) == 3
