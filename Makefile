@@ -90,8 +90,9 @@ demo: install ## the main job: dbt deps + dbt run on integration_tests/ against 
 	@scripts/check-java.sh
 	$(BIN)/python -m athena_spark_emulator.demo --project-dir integration_tests
 
-bench: install ## the benchmarks; writes bench/RESULTS.md (7 to 17 minutes)
+bench: install ## the benchmarks; writes bench/RESULTS.md (7 to 17 minutes), then prints the SQL engine figures
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/sql_engine.py
 
 clean: ## remove build output and dbt/pytest caches (not the venvs)
 	rm -rf dist build .pytest_cache .hypothesis integration_tests/target integration_tests/dbt_packages integration_tests/logs
