@@ -139,7 +139,8 @@ def to_spark(query: exp.Expression, views: Mapping[int, str]) -> str:
             continue
         alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name))
         node.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
-    copy = copy.transform(_for_spark)
+    if copy.find(*_REWRITTEN):
+        copy = copy.transform(_for_spark, copy=False)
     try:
         return copy.sql(dialect="spark", unsupported_level=sqlglot.ErrorLevel.RAISE)
     except sqlglot.errors.UnsupportedError as exc:
@@ -148,6 +149,7 @@ def to_spark(query: exp.Expression, views: Mapping[int, str]) -> str:
         ) from None
 
 
+_REWRITTEN = (exp.Try, exp.StrToTime, exp.TimeToStr, exp.StrToDate)
 _FORMAT_LITERAL = re.compile(r"(?<!%)([A-Za-z]+)")
 
 
