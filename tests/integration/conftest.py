@@ -36,10 +36,10 @@ def sources_yml() -> str:
 
 
 @pytest.fixture(scope="session")
-def spark_executor() -> Iterator[SparkExecutor]:
-    """One executor (and so one local SparkSession, started lazily) for the whole run;
-    closing it at the end stops Spark."""
-    executor = SparkExecutor()
+def spark_executor(emulator: Emulator) -> Iterator[SparkExecutor]:
+    """One executor (and so one local SparkSession, started lazily) for the whole run, on
+    the session emulator's catalog; closing it at the end stops Spark."""
+    executor = SparkExecutor(catalog=emulator.catalog)
     yield executor
     executor.close()
 
