@@ -6,6 +6,9 @@
   no runtime file for Python models). Every other model gets the stock text, byte for byte.
 -#}
 {% macro athena__create_table_as(temporary, relation, compiled_code, language='sql', skip_partitioning=false) -%}
+  {%- if language == 'python' and dbt_athena_cross_account._cross_account_opted_in() -%}
+    {%- do dbt_athena_cross_account._cross_account_refuse_view_refs(model) -%}
+  {%- endif -%}
   {%- set stock = dbt.athena__create_table_as(temporary, relation, compiled_code, language, skip_partitioning) -%}
   {%- if language == 'python' and dbt_athena_cross_account._cross_account_opted_in() -%}
     {%- set code = dbt_athena_cross_account._cross_account_swap_spark_block(stock) -%}

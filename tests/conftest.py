@@ -8,7 +8,7 @@ import sys
 import sysconfig
 import threading
 from pathlib import Path
-from typing import Callable, Dict, Iterator, Optional
+from typing import Callable, Dict, Iterator, List, Optional
 
 import pytest
 
@@ -73,9 +73,13 @@ def tables_read(code: str) -> Optional[Dict[str, object]]:
     return None if plan is None else {key: entry["table"] for key, entry in plan.items()}
 
 
+SESSION_EMULATOR: List[Emulator] = []  # the `emulator` fixture's, for helpers without it
+
+
 @pytest.fixture(scope="session")
 def emulator() -> Iterator[Emulator]:
     with Emulator() as emu, pytest.MonkeyPatch.context() as mp:
+        SESSION_EMULATOR[:] = [emu]
         for key, value in emu.env().items():
             mp.setenv(key, value)
         # dbt must never pick up a developer's real AWS profile in tests.

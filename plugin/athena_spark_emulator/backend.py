@@ -7,7 +7,9 @@ grants, and the log of the Athena SQL applied to Glue. ``reset()`` forgets it.
 
 Which emulator a piece of code works for is the thread's *current* backend: the request
 thread of each emulator's HTTP server and each of its calculation threads are bound to it
-(:meth:`EmulatorBackend.bound`), so several emulators can run in one process. moto's own
+(:meth:`EmulatorBackend.bound`), so several emulators can run in one process. Code outside
+those threads is given the backend (or its catalog) explicitly; there is no "most recently
+started emulator". moto's own
 backends (S3 buckets, Glue tables, work groups, ...) are process-wide, as in moto: two
 emulators in one process see the same AWS resources.
 """
@@ -18,14 +20,12 @@ import collections
 import contextlib
 import threading
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from athena_spark_emulator.calculations import CalculationStore, Executor
 from athena_spark_emulator.catalog import Catalog
 
 _CURRENT = threading.local()
-_RUNNING: List[EmulatorBackend] = []  # started, not yet stopped, in start order
-_RUNNING_LOCK = threading.Lock()
 
 
 @dataclass
@@ -37,14 +37,16 @@ class Fault:
 
 @dataclass
 class SqlLog:
-    """Athena SQL seen while the Spark executor was active (see sql.py)."""
+    """The Athena SQL an emulator ran (see sql.py)."""
 
     failures: Dict[str, str] = field(default_factory=dict)  # query execution id -> reason
-    applied: List[str] = field(default_factory=list)  # statements applied to Glue, in order
+    outcomes: Dict[str, Any] = field(default_factory=dict)  # id -> sql_statements.Outcome
+    applied: List[str] = field(default_factory=list)  # statements that succeeded, in order
     seen: List[str] = field(default_factory=list)  # every statement seen
 
     def reset(self) -> None:
         self.failures.clear()
+        self.outcomes.clear()
         self.applied.clear()
         self.seen.clear()
 
@@ -108,27 +110,7 @@ class EmulatorBackend:
         finally:
             _CURRENT.backend = previous
 
-    def register(self) -> None:
-        with _RUNNING_LOCK:
-            _RUNNING.append(self)
-
-    def unregister(self) -> None:
-        with _RUNNING_LOCK:
-            if self in _RUNNING:
-                _RUNNING.remove(self)
-
 
 def current() -> Optional[EmulatorBackend]:
     """The backend this thread works for (an emulator's request or calculation thread)."""
     return getattr(_CURRENT, "backend", None)
-
-
-def default() -> EmulatorBackend:
-    """The current backend, else the most recently started running one."""
-    backend = current()
-    if backend is not None:
-        return backend
-    with _RUNNING_LOCK:
-        if _RUNNING:
-            return _RUNNING[-1]
-    raise RuntimeError("no athena_spark_emulator.Emulator is running in this process")

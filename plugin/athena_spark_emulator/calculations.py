@@ -144,13 +144,3 @@ class CalculationStore:
         else:
             calc.reason, calc.state = text, "FAILED"
         calc.done.set()
-
-
-def __getattr__(name: str) -> Any:
-    """Compatibility: ``STORE`` of earlier versions is now per emulator
-    (``emulator.backend.calculations``); this reads the running emulator's."""
-    if name == "STORE":
-        from athena_spark_emulator import backend
-
-        return backend.default().calculations
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

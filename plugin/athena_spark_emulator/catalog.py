@@ -66,10 +66,36 @@ PARQUET = {
         "SerializationLibrary": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"
     },
 }
-JSON = {
+_TEXT_IO = {
     "InputFormat": "org.apache.hadoop.mapred.TextInputFormat",
     "OutputFormat": "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
-    "SerdeInfo": {"SerializationLibrary": "org.openx.data.jsonserde.JsonSerDe"},
+}
+JSON = {**_TEXT_IO, "SerdeInfo": {"SerializationLibrary": "org.openx.data.jsonserde.JsonSerDe"}}
+# Glue storage of each classification the emulator writes (Athena's for the same format).
+STORAGE = {
+    "parquet": PARQUET,
+    "json": JSON,
+    "orc": {
+        "InputFormat": "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat",
+        "OutputFormat": "org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat",
+        "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.ql.io.orc.OrcSerde"},
+    },
+    "avro": {
+        "InputFormat": "org.apache.hadoop.hive.ql.io.avro.AvroContainerInputFormat",
+        "OutputFormat": "org.apache.hadoop.hive.ql.io.avro.AvroContainerOutputFormat",
+        "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.serde2.avro.AvroSerDe"},
+    },
+    "csv": {
+        **_TEXT_IO,
+        "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.serde2.OpenCSVSerde"},
+    },
+    "textfile": {
+        **_TEXT_IO,
+        "SerdeInfo": {
+            "SerializationLibrary": "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+            "Parameters": {"field.delim": "\x01"},
+        },
+    },
 }
 
 
@@ -268,10 +294,16 @@ class Catalog:
         classification: str = "parquet",
         partition_keys: Sequence[Tuple[str, str]] = (),
         parameters: Optional[Mapping[str, str]] = None,
+        serde: Optional[Mapping[str, str]] = None,
     ) -> None:
         """Create or replace a Glue table (EXTERNAL_TABLE) in the ref's account; ``parameters``
-        are added to its Glue Parameters."""
-        formats = JSON if classification == "json" else PARQUET
+        are added to its Glue Parameters; ``serde`` (``serde``: the library, other keys: its
+        parameters) replaces the classification's SerDe."""
+        formats: Dict[str, Any] = dict(STORAGE.get(classification, PARQUET))
+        if serde:
+            library = serde.get("serde") or formats["SerdeInfo"]["SerializationLibrary"]
+            params = {k: v for k, v in serde.items() if k != "serde"}
+            formats["SerdeInfo"] = {"SerializationLibrary": library, "Parameters": params}
         table_input = {
             "Name": ref.table,
             "TableType": "EXTERNAL_TABLE",
@@ -287,6 +319,32 @@ class Catalog:
             },
             "PartitionKeys": [{"Name": n, "Type": t} for n, t in partition_keys],
         }
+        self._upsert_table(ref, table_input)
+
+    def put_view(self, ref: TableRef, columns: Sequence[Tuple[str, str]], text: str) -> None:
+        """Create or replace a view as Athena SQL registers it in Glue (VIRTUAL_VIEW,
+        ``presto_view``, the Presto view text)."""
+        table_input = {
+            "Name": ref.table,
+            "TableType": "VIRTUAL_VIEW",
+            "Parameters": {"presto_view": "true", "comment": "Presto View"},
+            "StorageDescriptor": {
+                "Columns": [{"Name": n, "Type": t} for n, t in columns],
+                "Location": "",
+                "SerdeInfo": {},
+            },
+            "PartitionKeys": [],
+            "ViewOriginalText": text,
+            "ViewExpandedText": "/* Presto View */",
+        }
+        self._upsert_table(ref, table_input)
+
+    def set_parameters(self, ref: TableRef, parameters: Mapping[str, str]) -> None:
+        """Glue UpdateTable adding ``parameters`` (``alter table ... set tblproperties``)."""
+        table = self.get_table(ref)
+        table_input = table_input_of(table)
+        table_input["Name"] = ref.table
+        table_input["Parameters"] = {**(table.get("Parameters") or {}), **parameters}
         self._upsert_table(ref, table_input)
 
     def _upsert_table(self, ref: TableRef, table_input: Dict[str, Any]) -> None:
@@ -308,8 +366,7 @@ class Catalog:
         """Glue's table rename (Athena's ``alter table ... rename to``): the whole entry,
         Iceberg's parameters included, under the new name."""
         table = self.get_table(source)
-        keys = ("TableType", "Parameters", "StorageDescriptor", "PartitionKeys", "Description")
-        table_input = {k: table[k] for k in keys if table.get(k) is not None}
+        table_input = table_input_of(table)
         table_input["Name"] = target.table
         self._upsert_table(target, table_input)
         self.drop_table(source)
@@ -426,6 +483,51 @@ class Catalog:
                 backend.put_object(bucket, name, path.read_bytes(), disable_notification=True)
         return len(wanted)
 
+    def sync_from_s3(self, location: str, account: str = LOCAL_ACCOUNT) -> int:
+        """Copy the S3 objects under ``location`` (e.g. a CSV dbt-athena uploaded) to the
+        local directory that stands for it; returns the number of objects copied."""
+        from moto.s3.models import s3_backends
+
+        match = re.match(r"s3[an]?://([^/]+)/?(.*)", location)
+        if not match:
+            return 0
+        bucket, key = match.group(1), match.group(2).strip("/")
+        prefix = f"{key}/" if key else ""
+        if s3_backends.bucket_accounts.get(bucket) is None:
+            return 0
+        backend = self._s3_bucket_backend(bucket, account)
+        root = self.local_path(location)
+        copied = 0
+        with self.lock:
+            for name, obj in list(backend.get_bucket(bucket).keys.items()):
+                if not name.startswith(prefix) or name.endswith("/"):
+                    continue
+                target = root / name[len(prefix) :]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(obj.value)
+                copied += 1
+        return copied
+
+    def remove_local(self, bucket: str, key: str) -> None:
+        """An S3 object was deleted: remove the local file standing for it, and the
+        directories it leaves empty (so the warehouse holds what Glue points to)."""
+        path = self.local_path(f"s3://{bucket}/{key}")
+        root = self.warehouse / "s3" / bucket
+        with self.lock:
+            if path.is_file():
+                path.unlink()
+                for suffix in (".crc",):
+                    sibling = path.with_name(f".{path.name}{suffix}")
+                    if sibling.exists():
+                        sibling.unlink()
+            parent = path.parent
+            while parent != root and parent.is_dir() and root in parent.parents:
+                leftovers = [p for p in parent.iterdir() if not p.name.endswith(".crc")]
+                if leftovers:
+                    break
+                shutil.rmtree(parent, ignore_errors=True)
+                parent = parent.parent
+
     @staticmethod
     def _s3_bucket_backend(bucket: str, account: str) -> Any:
         from moto.s3.models import s3_backends
@@ -438,21 +540,27 @@ class Catalog:
         return backend
 
 
+TABLE_INPUT_KEYS = (
+    "TableType",
+    "Parameters",
+    "StorageDescriptor",
+    "PartitionKeys",
+    "Description",
+    "ViewOriginalText",
+    "ViewExpandedText",
+)
+
+
+def table_input_of(table: Mapping[str, Any]) -> Dict[str, Any]:
+    """The Glue TableInput that recreates ``table`` (a GetTable entry), without its name."""
+    return {k: table[k] for k in TABLE_INPUT_KEYS if table.get(k) is not None}
+
+
 def columns_of(table: Mapping[str, Any]) -> List[Tuple[str, str]]:
     sd = table.get("StorageDescriptor", {})
     return [(c["Name"], c["Type"]) for c in sd.get("Columns", [])] + [
         (c["Name"], c["Type"]) for c in table.get("PartitionKeys", [])
     ]
-
-
-def __getattr__(name: str) -> Any:
-    """Compatibility: ``CATALOG`` of earlier versions is now per emulator
-    (``emulator.catalog``); this reads the running emulator's."""
-    if name == "CATALOG":
-        from athena_spark_emulator import backend
-
-        return backend.default().catalog
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_iceberg(table: Mapping[str, Any]) -> bool:

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from athena_spark_emulator.constants import SPARK_WORK_GROUP
@@ -68,9 +69,19 @@ class interrupts:
 
 
 def start_emulator(
-    seed: Optional[str], spark: bool, port: int = 0, warehouse: Optional[str] = None
+    seed: Optional[str],
+    spark: bool,
+    port: int = 0,
+    warehouse: Optional[str] = None,
+    data_dir: Optional[str] = None,
 ) -> Any:
-    """Check the seed, Java and the extra; start, prepare and seed an emulator."""
+    """Check the seed, Java and the extra; start, prepare and seed an emulator (with the
+    state kept in ``data_dir`` put back first)."""
+    if data_dir and warehouse:
+        raise EmulatorError(
+            "--data-dir and --warehouse both set: --data-dir DIR keeps the files in DIR/s3/ "
+            "(it is the warehouse); use one of them"
+        )
     from athena_spark_emulator import seed as seed_module
 
     document = seed_module.load(seed) if seed else None  # a bad seed fails before anything
@@ -85,10 +96,19 @@ def start_emulator(
     from athena_spark_emulator.server import Emulator
 
     started = time.monotonic()
-    emulator = Emulator(port=port, executor="spark" if spark else None, warehouse=warehouse).start()
+    if data_dir:
+        Path(data_dir).mkdir(parents=True, exist_ok=True)
+    emulator = Emulator(
+        port=port, executor="spark" if spark else None, warehouse=data_dir or warehouse
+    ).start()
     try:
         emulator.glue_owner_routing = emulator.session_lifecycle = True
         emulator.prepare()
+        if data_dir:
+            from athena_spark_emulator import persistence
+
+            kept = persistence.load(emulator.catalog, Path(data_dir))
+            progress(f"state from {data_dir} put back" if kept else f"keeping state in {data_dir}")
         progress(f"endpoint {emulator.endpoint_url} (moto: Athena, Glue, S3, STS, IAM)")
         if document is not None:
             tables = sum(
@@ -110,6 +130,18 @@ def start_emulator(
     return emulator
 
 
+def stop_emulator(emulator: Any, data_dir: Optional[str]) -> None:
+    """Stop; with ``data_dir`` save the state there first (Glue, S3, files)."""
+    try:
+        if data_dir:
+            from athena_spark_emulator import persistence
+
+            persistence.save(emulator.catalog, Path(data_dir))
+            progress(f"state kept in {data_dir}")
+    finally:
+        emulator.stop()
+
+
 def child_env(emulator: Any) -> Dict[str, str]:
     env = {**os.environ, **emulator.env()}
     for variable in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE"):  # must not win over the keys
@@ -127,7 +159,9 @@ def run(args: argparse.Namespace) -> int:
         emulator = None
         child: Optional[subprocess.Popen] = None
         try:
-            emulator = start_emulator(args.seed, args.spark, args.port, args.warehouse)
+            emulator = start_emulator(
+                args.seed, args.spark, args.port, args.warehouse, args.data_dir
+            )
             progress("$ " + " ".join(command))
             try:
                 child = subprocess.Popen(command, env=child_env(emulator))
@@ -139,13 +173,17 @@ def run(args: argparse.Namespace) -> int:
             if child is not None:
                 _end_child(child)
             if emulator is not None:
-                emulator.stop()
-            progress("interrupted: the emulator stopped and removed its files")
+                stop_emulator(emulator, args.data_dir)
+            progress("interrupted: the emulator stopped" + _kept(args))
             return INTERRUPTED
         signals.shield()
-        emulator.stop()
+        stop_emulator(emulator, args.data_dir)
     progress(f"command exited with {code}")
     return code
+
+
+def _kept(args: argparse.Namespace) -> str:
+    return f" (state kept in {args.data_dir})" if args.data_dir else " and removed its files"
 
 
 def _end_child(child: subprocess.Popen) -> None:
@@ -167,7 +205,9 @@ def serve(args: argparse.Namespace) -> int:
     with interrupts() as signals:
         emulator = None
         try:
-            emulator = start_emulator(args.seed, args.spark, args.port, args.warehouse)
+            emulator = start_emulator(
+                args.seed, args.spark, args.port, args.warehouse, args.data_dir
+            )
             print("# the emulator's environment; paste into the shell that runs dbt:")
             for key, value in emulator.env().items():
                 print(f"export {key}={value}")
@@ -179,8 +219,8 @@ def serve(args: argparse.Namespace) -> int:
         except (Interrupted, KeyboardInterrupt):
             signals.shield()
             if emulator is not None:
-                emulator.stop()
-            progress("stopped: the emulator removed its files")
+                stop_emulator(emulator, args.data_dir)
+            progress("stopped: the emulator" + _kept(args).replace(" and", ""))
             return 0
     return 0  # pragma: no cover - the wait above ends only by a signal
 
@@ -226,6 +266,12 @@ def parser() -> argparse.ArgumentParser:
             metavar="DIR",
             help="keep the emulated S3 data here (s3://bucket/key -> DIR/s3/bucket/key); "
             "default: a temporary directory, removed at the end",
+        )
+        sub.add_argument(
+            "--data-dir",
+            metavar="DIR",
+            help="keep Glue, S3 and the tables' files in DIR between invocations (a second "
+            "run sees what the first wrote); default: nothing is kept",
         )
 
     run_parser = commands.add_parser("run", help="start, seed, run a command, stop")

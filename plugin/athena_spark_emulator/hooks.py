@@ -7,8 +7,11 @@ process, for example) gets moto's behaviour unchanged.
 
 * ``BaseResponse.call_action``: every JSON/query-protocol request (Athena, Glue, STS, IAM)
   goes through :func:`athena_spark_emulator.responses.dispatch`.
-* ``AthenaBackend.start_query_execution`` / ``AthenaResponse.get_query_execution``: the
-  Athena SQL that dbt-athena's materializations need is applied to Glue (``sql.py``).
+* ``AthenaBackend.start_query_execution`` / ``AthenaResponse.get_query_execution``: every
+  Athena SQL statement is run (``sql.py``, ``sql_statements.py``).
+* ``S3Backend.delete_object``: deleting an object (dbt-athena deletes a table location's
+  objects before it rebuilds or drops the table) removes the local file standing for it,
+  so the warehouse directory holds exactly what Glue points to.
 """
 
 from __future__ import annotations
@@ -42,14 +45,25 @@ def _get_query_execution(self: Any) -> Any:
     return sql.get_query_execution(_ORIGINALS["get_query_execution"], self)
 
 
+def _delete_object(self: Any, bucket_name: str, key_name: str, *args: Any, **kwargs: Any) -> Any:
+    answer = _ORIGINALS["delete_object"](self, bucket_name, key_name, *args, **kwargs)
+    backend = backend_module.current()
+    if backend is not None:
+        backend.catalog.remove_local(bucket_name, key_name)
+    return answer
+
+
 def install() -> None:
     global _INSTALLED
     from moto.athena.models import AthenaBackend
     from moto.athena.responses import AthenaResponse
     from moto.core.responses import BaseResponse
+    from moto.s3.models import S3Backend
 
     with _LOCK:
         if _INSTALLED == 0:
+            _ORIGINALS["delete_object"] = S3Backend.delete_object
+            S3Backend.delete_object = _delete_object  # type: ignore[method-assign]
             _ORIGINALS["call_action"] = BaseResponse.call_action
             _ORIGINALS["start_query_execution"] = AthenaBackend.start_query_execution
             _ORIGINALS["get_query_execution"] = AthenaResponse.get_query_execution
@@ -64,12 +78,14 @@ def uninstall() -> None:
     from moto.athena.models import AthenaBackend
     from moto.athena.responses import AthenaResponse
     from moto.core.responses import BaseResponse
+    from moto.s3.models import S3Backend
 
     with _LOCK:
         if _INSTALLED == 0:
             return
         _INSTALLED -= 1
         if _INSTALLED == 0:
+            S3Backend.delete_object = _ORIGINALS.pop("delete_object")  # type: ignore[method-assign]
             BaseResponse.call_action = _ORIGINALS.pop("call_action")  # type: ignore[method-assign]
             AthenaBackend.start_query_execution = _ORIGINALS.pop("start_query_execution")  # type: ignore[method-assign]
             AthenaResponse.get_query_execution = _ORIGINALS.pop("get_query_execution")  # type: ignore[method-assign]

@@ -1,9 +1,11 @@
 """pytest fixtures for testing a dbt-athena project on the local emulator.
 
-Registered as a ``pytest11`` entry point, so pytest loads this module in every run of an
-environment that has the wheel installed, with or without the ``[emulator]`` extra. It
-therefore imports nothing heavy: the fixtures import the emulator (moto, PySpark) when a
-test first uses them, and fail with the install line when the extra is missing.
+Opt-in, like dbt-tests-adapter's fixtures: enable it in the project's ``conftest.py``::
+
+    pytest_plugins = ["athena_spark_emulator.pytest_plugin"]
+
+It imports nothing heavy: the fixtures import the emulator (moto, PySpark) when a test
+first uses them, and fail with the install line when the extra is missing.
 
     def test_partner_orders(athena_emulator):
         athena_emulator.seed("seed.yml")

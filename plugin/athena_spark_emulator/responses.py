@@ -50,6 +50,8 @@ def dispatch(backend: EmulatorBackend, response: Any, call_moto: Callable[[], An
     if handler is None:
         return call_moto()
     answer = handler(backend, response)
+    if answer is None:  # not one the emulator answers (e.g. a query it did not run)
+        return call_moto()
     if isinstance(answer, str):
         return 200, {"Content-Type": "application/x-amz-json-1.1"}, answer
     return answer
@@ -239,7 +241,14 @@ def stop_calculation_execution(backend: EmulatorBackend, response: Any) -> Answe
     return json.dumps({"State": calc.state})
 
 
-ATHENA_ACTIONS: Dict[str, Callable[[EmulatorBackend, Any], Answer]] = {
+def get_query_results(backend: EmulatorBackend, response: Any) -> Optional[Answer]:
+    from athena_spark_emulator import sql
+
+    return sql.get_query_results(backend, response)
+
+
+ATHENA_ACTIONS: Dict[str, Callable[[EmulatorBackend, Any], Optional[Answer]]] = {
+    "GetQueryResults": get_query_results,
     "CreateDataCatalog": create_data_catalog,
     "GetDataCatalog": get_data_catalog,
     "StartSession": start_session,

@@ -160,7 +160,6 @@ class Emulator:
         host, port = self._server.get_host_and_port()
         self.endpoint_url = f"http://{host}:{port}"
         self.catalog.endpoint_url = self.endpoint_url
-        self.backend.register()
         self._started = True
         return self
 
@@ -189,7 +188,6 @@ class Emulator:
                 executor.close()
             self._owned.clear()
         finally:
-            self.backend.unregister()
             hooks.uninstall()
             self.catalog.cleanup()
 

@@ -266,13 +266,38 @@ def session_iceberg_table(state: SessionState, parts: Sequence[str]) -> Any:
 
 
 def hive_frame(real: Any, catalog: Catalog, table: Mapping[str, Any]) -> Any:
-    """A Hive table's files from its Glue location (JSON/CSV with the Glue schema)."""
-    location = table["StorageDescriptor"].get("Location", "")
-    classification = (table.get("Parameters") or {}).get("classification", "parquet")
+    """A Hive table's files from its Glue location, read with the Glue schema (JSON, CSV
+    with its OpenCSVSerde properties, Hive text, and partitioned or empty tables)."""
+    storage = table["StorageDescriptor"]
+    location = storage.get("Location", "")
+    params = table.get("Parameters") or {}
+    classification = str(params.get("classification", "parquet")).lower()
     path = catalog.local_uri(location)
-    if classification in ("json", "csv"):
-        ddl = quoted_columns(columns_of(table))
-        return getattr(real.read.schema(ddl), classification)(path)
+    ddl = quoted_columns(columns_of(table))
+    if classification == "json":
+        return real.read.schema(ddl).json(path)
+    if classification in ("csv", "textfile"):
+        serde = (storage.get("SerdeInfo") or {}).get("Parameters") or {}
+        reader = real.read.schema(ddl)
+        if classification == "csv":
+            header = int(params.get("skip.header.line.count", "0") or 0) > 0
+            reader = (
+                reader.option("header", header)
+                .option("sep", serde.get("separatorChar", ","))
+                .option("quote", serde.get("quoteChar", '"'))
+                .option("escape", serde.get("escapeChar", "\\"))
+            )
+        else:
+            reader = reader.option("sep", serde.get("field.delim", "\x01")).option(
+                "nullValue", "\\N"
+            )
+        return reader.csv(path)
+    local = catalog.local_path(location)
+    has_data = local.is_dir() and any(
+        p.is_file() and not p.name.startswith(("_", ".")) for p in local.rglob("*")
+    )
+    if table.get("PartitionKeys") or not has_data:
+        return real.read.schema(ddl).format(classification).load(path)
     return real.read.format(classification).load(path)
 
 
@@ -282,9 +307,23 @@ def quoted_columns(columns: Sequence[Any]) -> str:
 
 def hive_table(state: SessionState, ref: TableRef) -> Dict[str, Any]:
     try:
-        return state.catalog.hive_table(ref)
+        table = state.catalog.hive_table(ref)
     except HiveClientRefusal as exc:
         raise analysis_error(str(exc)) from None
+    if str(table.get("TableType", "")).upper() == "VIRTUAL_VIEW":
+        raise analysis_error(athena_view_refusal(ref))
+    return table
+
+
+def athena_view_refusal(ref: TableRef) -> str:
+    """Athena for Spark cannot read views that Athena SQL created (AWS, "Considerations
+    and limitations"): the error a calculation reading one gets."""
+    return (
+        f"[UNSUPPORTED_VIEW] `{ref.database}`.`{ref.table}` (account {ref.account}) is a view "
+        "created by Athena SQL (Glue TableType VIRTUAL_VIEW, presto_view): Athena for Apache "
+        "Spark cannot read views created by Athena SQL. Materialize it as a table "
+        "(materialized='table') to read it from a Python model."
+    )
 
 
 def read(real: Any, state: SessionState, parts: Sequence[str], text: str) -> Any:

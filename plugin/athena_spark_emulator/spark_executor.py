@@ -358,7 +358,15 @@ class SparkExecutor:
 
     @property
     def catalog(self) -> Catalog:
-        return self._catalog or backend_module.default().catalog
+        if self._catalog is not None:
+            return self._catalog
+        backend = backend_module.current()  # the emulator whose calculation thread this is
+        if backend is None:
+            raise RuntimeError(
+                "SparkExecutor() without a catalog runs only on an emulator's threads; "
+                "pass SparkExecutor(catalog=emulator.catalog)"
+            )
+        return backend.catalog
 
     def start(self) -> Any:
         """This executor's SparkSession (the process's one), started if needed."""
@@ -411,17 +419,12 @@ class SparkExecutor:
                 return fn(real)
 
 
-def read_rows(
-    ref: TableRef, catalog: Optional[Catalog] = None, order_by: Optional[str] = None
-) -> list:
-    """The rows of a Glue table as dicts, read with the process's Spark (tests, the demo).
-
-    ``catalog`` defaults to the running emulator's. Sorted by ``order_by``, else by all
-    columns.
-    """
+def read_rows(ref: TableRef, catalog: Catalog, order_by: Optional[str] = None) -> list:
+    """The rows of a Glue table of ``catalog`` as dicts, read with the process's Spark
+    (tests, the demo). Sorted by ``order_by``, else by all columns."""
     with _RUN_LOCK:
         spark = SPARK.session or get_spark()
-        df = read_table(spark, catalog or backend_module.default().catalog, ref)
+        df = read_table(spark, catalog, ref)
         rows = [row.asDict(recursive=True) for row in df.collect()]
     key = (
         (lambda r: (r[order_by] is None, r[order_by]))

@@ -1,228 +1,178 @@
-"""The few Athena SQL statements a dbt run of Python models depends on, applied to Glue.
+"""Athena SQL on the emulator: the moto hooks around ``StartQueryExecution``,
+``GetQueryExecution`` and ``GetQueryResults``.
 
-moto accepts every ``StartQueryExecution`` and runs nothing. dbt-athena's table and
-incremental materializations use SQL for schema creation, renames and the incremental
-``insert into``, so without these the tables Spark writes would drift from what dbt sees.
-Applied here, on the local account's Glue of the emulator that serves the request:
+Every statement sent to an emulator's endpoint is parsed and run by its handler
+(``sql_statements.py``) before ``StartQueryExecution`` returns; moto only keeps the query
+execution. The query then reports ``SUCCEEDED`` (with the statement type and the rows
+``GetQueryResults`` pages through, typed as Athena types them) or ``FAILED`` with the
+reason: a statement the emulator cannot translate or run names the statement and the
+construct, and nothing is reported as done that was not done.
 
-* ``create schema [if not exists] <db>`` / ``drop schema [if exists] <db> [cascade]``
-* ``drop table [if exists] <db>.<table>``
-* ``alter table <db>.<table> rename to <db>.<table>``
-* ``insert into <rel> (<cols>) (select <cols> from <rel>)`` (dbt-athena's
-  ``incremental_insert``): executed with Spark, only when the Spark executor is active.
-
-Identifiers may be quoted with ``"`` or backticks and may carry the ``awsdatacatalog``
-part. Statements on other catalogs and all other SQL keep moto's behaviour, and so does
-everything while the instant executor (no Spark) is active. A statement
-that fails here ends its query execution in ``FAILED`` with the reason.
+With the instant executor (no Spark) the statements that only change Glue metadata
+(schemas, drops, renames, table properties) run; every statement that reads or writes data
+fails, naming ``--spark``.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from typing import Any, Callable, List, Optional, Pattern, Tuple
+from typing import Any, Callable, Dict, Optional
 
-from athena_spark_emulator import backend as backend_module
-from athena_spark_emulator import catalog as catalog_module
-from athena_spark_emulator.backend import EmulatorBackend
-from athena_spark_emulator.catalog import Catalog, TableRef, glue_name
+from athena_spark_emulator import athena_sql, sql_statements
+from athena_spark_emulator.backend import EmulatorBackend, current
+from athena_spark_emulator.sql_statements import Engine, Outcome, Statement
 
-_IDENT = r'(?:"(?:[^"]|"")*"|`(?:[^`]|``)*`|[A-Za-z0-9_][\w$-]*)'
-_CHAIN = rf"{_IDENT}(?:\s*\.\s*{_IDENT})*"
-_COLS = rf"{_IDENT}(?:\s*,\s*{_IDENT})*"
-
-_CREATE_SCHEMA = re.compile(
-    rf"\s*create\s+(?:schema|database)\s+(?:if\s+not\s+exists\s+)?({_CHAIN})", re.I
-)
-_DROP_SCHEMA = re.compile(rf"\s*drop\s+(?:schema|database)\s+(?:if\s+exists\s+)?({_CHAIN})", re.I)
-_DROP_TABLE = re.compile(rf"\s*drop\s+table\s+(?:if\s+exists\s+)?({_CHAIN})\s*;?\s*$", re.I)
-_RENAME = re.compile(rf"\s*alter\s+table\s+({_CHAIN})\s+rename\s+to\s+({_CHAIN})\s*;?\s*$", re.I)
-_INSERT = re.compile(
-    rf"\s*insert\s+into\s+({_CHAIN})\s*\(\s*({_COLS})\s*\)\s*\(?\s*select\s+({_COLS})\s+from\s+({_CHAIN})\s*\)?\s*;?\s*$",
-    re.I,
+NEEDS_SPARK = (
+    "the emulator's instant executor runs no SQL that reads or writes data: start it with "
+    "--spark (athena-spark-emulator run --spark ..., serve --spark, or "
+    "Emulator(executor='spark')) to run {kind} statements"
 )
 
 
-def split_identifiers(text: str) -> List[str]:
-    parts = re.findall(_IDENT, text)
-    out = []
-    for part in parts:
-        if part.startswith('"'):
-            out.append(part[1:-1].replace('""', '"'))
-        elif part.startswith("`"):
-            out.append(part[1:-1].replace("``", "`"))
-        else:
-            out.append(part)
-    return out
+TIME_PARSER = "spark.sql.legacy.timeParserPolicy"
 
 
-def _local(parts: List[str], want: int) -> Optional[List[str]]:
-    """Drop a leading awsdatacatalog; None when the name is on another catalog."""
-    if len(parts) == want + 1:
-        if parts[0].lower() != "awsdatacatalog":
-            return None
-        parts = parts[1:]
-    return parts if len(parts) == want else None
-
-
-def _table(catalog: Catalog, text: str) -> Optional[TableRef]:
-    parts = _local(split_identifiers(text), 2)
-    if parts is None:
-        return None
-    return TableRef(catalog.local_account, glue_name(parts[0]), glue_name(parts[1]))
-
-
-SparkRunner = Callable[[Callable[[Any], Any]], Any]
-
-
-def _spark_runner(backend: EmulatorBackend) -> Optional[SparkRunner]:
+def _spark_runner(backend: EmulatorBackend) -> Optional[Callable[[Callable[[Any], Any]], Any]]:
     return getattr(backend.calculations.executor, "run_with_spark", None)
 
 
-def _insert(
-    catalog: Catalog, target: TableRef, columns: List[str], source: TableRef
-) -> Callable[[Any], None]:
-    def run(spark: Any) -> None:
-        from pyspark.sql import functions as F
-
-        from athena_spark_emulator.spark_executor import read_table
-
-        meta = catalog.get_table(target)
-        types = dict(catalog_module.columns_of(meta))
-        df = read_table(spark, catalog, source).select(
-            *[F.col(f"`{c}`").cast(types.get(c, "string")).alias(c) for c in columns]
-        )
-        classification = (meta.get("Parameters") or {}).get("classification", "parquet")
-        location = meta["StorageDescriptor"]["Location"]
-        df.write.mode("append").format(classification).save(catalog.local_uri(location))
-        catalog.sync_to_s3(location, target.account)
-
-    return run
+def _context(args: Any, kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    context = kwargs.get("context", args[0] if args else None)
+    if isinstance(context, str):
+        try:
+            context = json.loads(context)
+        except ValueError:
+            context = None
+    return context if isinstance(context, dict) else {}
 
 
-_LEADING_COMMENT = re.compile(r"\A\s*(?:/\*.*?\*/|--[^\n]*(?:\n|\Z))", re.S)
-_TRAILING_COMMENT = re.compile(r"(?:/\*(?:(?!\*/).)*\*/|--[^\n'\"`]*)\s*\Z", re.S)
-
-
-def strip_comments(query: str) -> str:
-    """Remove dbt's query comment (and any other) before and after the statement."""
-    while True:
-        stripped = _TRAILING_COMMENT.sub("", _LEADING_COMMENT.sub("", query))
-        if stripped == query:
-            return query.strip()
-        query = stripped
-
-
-# ---- one function per statement: (backend, match) -> applied? --------------------------
-def _create_schema(backend: EmulatorBackend, match: re.Match[str]) -> bool:
-    parts = _local(split_identifiers(match.group(1)), 1)
-    if parts is None:
-        return False
-    backend.catalog.ensure_database(backend.catalog.local_account, parts[0])
-    return True
-
-
-def _drop_schema(backend: EmulatorBackend, match: re.Match[str]) -> bool:
-    parts = _local(split_identifiers(match.group(1)), 1)
-    if parts is None:
-        return False
-    glue = catalog_module.glue_backend(backend.catalog.local_account)
-    glue.databases.pop(glue_name(parts[0]), None)
-    return True
-
-
-def _drop_table(backend: EmulatorBackend, match: re.Match[str]) -> bool:
-    ref = _table(backend.catalog, match.group(1))
-    if ref is None:
-        return False
-    backend.catalog.drop_table(ref)
-    return True
-
-
-def _rename_table(backend: EmulatorBackend, match: re.Match[str]) -> bool:
-    source, target = (
-        _table(backend.catalog, match.group(1)),
-        _table(backend.catalog, match.group(2)),
+def run(backend: EmulatorBackend, query: str, context: Dict[str, Any]) -> Outcome:
+    """Parse and run one statement on ``backend``'s catalog (raises on failure)."""
+    tree = athena_sql.parse(query)
+    statement = Statement(
+        query,
+        tree,
+        athena_sql.statement_kind(tree),
+        str(context.get("Database") or "default"),
+        str(context.get("Catalog") or sql_statements.DEFAULT_CATALOG),
     )
-    if source is None or target is None:
-        return False
-    backend.catalog.rename_table(source, target)
-    return True
-
-
-def _insert_into(backend: EmulatorBackend, match: re.Match[str]) -> bool:
-    catalog = backend.catalog
-    target, source = _table(catalog, match.group(1)), _table(catalog, match.group(4))
+    handler = sql_statements.handler_for(statement)
+    if not handler.needs_spark:
+        return handler.run(Engine(backend.catalog), statement)
     runner = _spark_runner(backend)
-    if target is None or source is None or runner is None:
-        return False
-    target_cols = split_identifiers(match.group(2))
-    source_cols = split_identifiers(match.group(3))
-    if [c.lower() for c in target_cols] != [c.lower() for c in source_cols]:
-        raise ValueError("the emulator only runs insert into ... select of the same columns")
-    runner(_insert(catalog, target, target_cols, source))
-    return True
+    if runner is None:
+        raise sql_statements.QueryFailed(NEEDS_SPARK.format(kind=statement.kind))
+
+    def on_spark(spark: Any) -> Outcome:
+        engine = Engine(backend.catalog, spark)
+        previous = spark.conf.get(TIME_PARSER, None)
+        spark.conf.set(TIME_PARSER, "CORRECTED")  # an unparsable date is NULL, as in Trino
+        try:
+            return handler.run(engine, statement)
+        finally:
+            engine.close()
+            if previous is None:
+                spark.conf.unset(TIME_PARSER)
+            else:
+                spark.conf.set(TIME_PARSER, previous)
+
+    return runner(on_spark)
 
 
-STATEMENTS: Tuple[Tuple[Pattern[str], Callable[[EmulatorBackend, re.Match[str]], bool]], ...] = (
-    (_CREATE_SCHEMA, _create_schema),
-    (_DROP_SCHEMA, _drop_schema),
-    (_DROP_TABLE, _drop_table),
-    (_RENAME, _rename_table),
-    (_INSERT, _insert_into),
-)
-
-
-def apply(query: str, backend: Optional[EmulatorBackend] = None) -> bool:
-    """Apply ``query`` to the emulated Glue catalog; True when it was one of ours."""
-    backend = backend or backend_module.default()
-    query = strip_comments(query)
-    for pattern, handler in STATEMENTS:
-        match = pattern.match(query)
-        if match:
-            return handler(backend, match)
-    return False
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, (athena_sql.Untranslatable, sql_statements.QueryFailed)):
+        return str(exc)
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else type(exc).__name__
+    return f"{type(exc).__name__}: {first}"
 
 
 # ---- the moto hooks (installed by hooks.py while an emulator runs) ------------------------
 def start_query_execution(
     original: Callable[..., str], athena: Any, query: str, *args: Any, **kwargs: Any
 ) -> str:
-    """moto's AthenaBackend.start_query_execution, then :func:`apply` in Spark mode."""
+    """moto's AthenaBackend.start_query_execution, then the statement, run."""
     exec_id = original(athena, query, *args, **kwargs)
-    backend = backend_module.current()
-    if backend is None or _spark_runner(backend) is None:
-        return exec_id  # not an emulator request, or the instant executor: moto's behaviour
+    backend = current()
+    if backend is None:
+        return exec_id  # not an emulator request: moto's behaviour
     backend.sql.seen.append(query)
     try:
-        if apply(query, backend):
-            backend.sql.applied.append(query)
+        backend.sql.outcomes[exec_id] = run(backend, query, _context(args, kwargs))
+        backend.sql.applied.append(query)
     except Exception as exc:  # the query fails, as Athena's would
-        backend.sql.failures[exec_id] = f"{type(exc).__name__}: {exc}"
+        backend.sql.failures[exec_id] = _reason(exc)
         athena.executions[exec_id].status = "FAILED"
     return exec_id
 
 
 def get_query_execution(original: Callable[[Any], Any], response: Any) -> Any:
-    """moto's AthenaResponse.get_query_execution with the reason of a failed statement."""
+    """moto's AthenaResponse.get_query_execution with the state, reason and statement type
+    of the statement as the emulator ran it."""
     body = original(response)
-    backend = backend_module.current()
-    if backend is None:
+    backend = current()
+    if backend is None or not isinstance(body, str):
         return body
-    reason = backend.sql.failures.get(response._get_param("QueryExecutionId"))
-    if reason and isinstance(body, str):
-        data = json.loads(body)
-        data["QueryExecution"]["Status"]["StateChangeReason"] = reason
-        data["QueryExecution"]["Status"]["State"] = "FAILED"
-        return json.dumps(data)
-    return body
+    exec_id = response._get_param("QueryExecutionId")
+    reason = backend.sql.failures.get(exec_id)
+    outcome = backend.sql.outcomes.get(exec_id)
+    if reason is None and outcome is None:
+        return body
+    data = json.loads(body)
+    execution = data["QueryExecution"]
+    if reason is not None:
+        execution["Status"]["State"] = "FAILED"
+        execution["Status"]["StateChangeReason"] = reason
+        execution["Status"]["AthenaError"] = {"ErrorCategory": 2, "ErrorType": 1006}
+    elif outcome is not None:
+        execution["StatementType"] = outcome.statement_type
+    return json.dumps(data)
 
 
-def __getattr__(name: str) -> Any:
-    """Compatibility: the module-level lists of earlier versions, now per emulator
-    (``emulator.backend.sql``); these read the running emulator's."""
-    aliases = {"FAILURES": "failures", "APPLIED": "applied", "SEEN": "seen"}
-    if name in aliases:
-        return getattr(backend_module.default().sql, aliases[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+PAGE = 1000  # GetQueryResults' largest MaxResults
+
+
+def get_query_results(backend: EmulatorBackend, response: Any) -> Optional[str]:
+    """``GetQueryResults`` of a statement the emulator ran (None: leave it to moto).
+
+    A DML result's first row holds the column labels, as on Athena; pages follow
+    ``MaxResults`` / ``NextToken``.
+    """
+    exec_id = response._get_param("QueryExecutionId")
+    outcome = backend.sql.outcomes.get(exec_id)
+    if outcome is None:
+        return None
+    rows = list(outcome.rows)
+    if outcome.statement_type == "DML" and outcome.columns:
+        rows.insert(0, [name for name, _ in outcome.columns])
+    start = int(response._get_param("NextToken") or 0)
+    size = min(int(response._get_param("MaxResults") or PAGE), PAGE)
+    page = rows[start : start + size]
+    answer: Dict[str, Any] = {
+        "ResultSet": {
+            "Rows": [
+                {"Data": [{} if v is None else {"VarCharValue": v} for v in row]} for row in page
+            ],
+            "ResultSetMetadata": {
+                "ColumnInfo": [
+                    {
+                        "CatalogName": "hive",
+                        "SchemaName": "",
+                        "TableName": "",
+                        "Name": name,
+                        "Label": name,
+                        "Type": kind,
+                        "Precision": 0,
+                        "Scale": 0,
+                        "Nullable": "UNKNOWN",
+                        "CaseSensitive": kind == "varchar",
+                    }
+                    for name, kind in outcome.columns
+                ]
+            },
+        },
+        "UpdateCount": outcome.update_count if outcome.update_count is not None else 0,
+    }
+    if start + size < len(rows):
+        answer["NextToken"] = str(start + size)
+    return json.dumps(answer)

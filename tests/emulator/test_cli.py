@@ -254,6 +254,9 @@ def python_without_extra(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_without_the_extra_pytest_runs_and_the_fixture_names_the_install_line(
     python_without_extra, tmp_path
 ):
+    (tmp_path / "conftest.py").write_text(
+        'pytest_plugins = ["athena_spark_emulator.pytest_plugin"]\n'
+    )
     (tmp_path / "test_user.py").write_text(
         "def test_plain():\n    assert True\n\ndef test_with_emulator(athena_emulator):\n    pass\n"
     )
@@ -266,3 +269,15 @@ def test_without_the_extra_pytest_runs_and_the_fixture_names_the_install_line(
     )
     assert "1 passed, 1 error" in done.stdout, done.stdout + done.stderr
     assert INSTALL_HINT in done.stdout and "needs 'moto', which is not installed" in done.stdout
+
+
+def test_the_pytest_plugin_is_not_loaded_unless_a_conftest_enables_it(tmp_path):
+    (tmp_path / "test_user.py").write_text("def test_with_emulator(athena_emulator):\n    pass\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_user.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "fixture 'athena_emulator' not found" in done.stdout, done.stdout + done.stderr

@@ -140,14 +140,3 @@ def test_two_emulators_in_one_process_keep_their_own_counters_and_grants(emu):
     # the first emulator still serves, with its hooks in place
     emu.client("athena").list_work_groups()
     assert emu.calls["ListWorkGroups"] == 2
-
-
-def test_module_level_names_of_earlier_versions_still_read_the_running_emulator(emu):
-    """sql.APPLIED/SEEN/FAILURES, calculations.STORE and catalog.CATALOG moved into the
-    emulator's backend; the old names stay as read-only aliases."""
-    from athena_spark_emulator import calculations, catalog, sql
-
-    assert calculations.STORE is emu.backend.calculations
-    assert catalog.CATALOG is emu.catalog
-    assert sql.APPLIED is emu.backend.sql.applied and sql.SEEN is emu.backend.sql.seen
-    assert sql.FAILURES is emu.backend.sql.failures

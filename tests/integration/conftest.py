@@ -14,7 +14,7 @@ import pytest
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.catalog import TableRef
 from athena_spark_emulator.spark_executor import SparkExecutor, read_rows
-from tests.conftest import REPO_ROOT, athena_target, dbt_cli
+from tests.conftest import REPO_ROOT, SESSION_EMULATOR, athena_target, dbt_cli
 
 INTEGRATION_PROJECT = REPO_ROOT / "integration_tests"
 SEED_FILE = INTEGRATION_PROJECT / "fixtures" / "two_accounts.yml"
@@ -36,10 +36,10 @@ def sources_yml() -> str:
 
 
 @pytest.fixture(scope="session")
-def spark_executor() -> Iterator[SparkExecutor]:
-    """One executor (and so one local SparkSession, started lazily) for the whole run;
-    closing it at the end stops Spark."""
-    executor = SparkExecutor()
+def spark_executor(emulator: Emulator) -> Iterator[SparkExecutor]:
+    """One executor (and so one local SparkSession, started lazily) for the whole run, on
+    the session emulator's catalog; closing it at the end stops Spark."""
+    executor = SparkExecutor(catalog=emulator.catalog)
     yield executor
     executor.close()
 
@@ -81,8 +81,10 @@ def dbt_profile_target(spark_emulator: Emulator) -> Dict[str, object]:
 def rows(
     schema: str, table: str, account: str = LOCAL_ACCOUNT, order_by: Optional[str] = None
 ) -> List[dict]:
-    """What a model wrote, read back from the emulator's storage through its Glue entry."""
-    return read_rows(TableRef(account, schema.lower(), table.lower()), order_by=order_by)
+    """What a model wrote, read back from the session emulator's storage through its Glue
+    entry."""
+    catalog = SESSION_EMULATOR[0].catalog
+    return read_rows(TableRef(account, schema.lower(), table.lower()), catalog, order_by)
 
 
 def calculations_for(emulator: Emulator, schema: str, table: str, since: int = 0) -> list:

@@ -165,7 +165,9 @@ def test_one_spark_session_per_process(emu, spark_executor):
     assert len(printed) == 1 and printed != {""}, printed
     assert spark_executor.sessions_started == 1
     assert executor_module.SPARK.session.sparkContext.applicationId in printed
-    assert executor_module.read_rows(TableRef(PARTNER, "sales", "orders")) == [{"order_id": 101}]
+    assert executor_module.read_rows(TableRef(PARTNER, "sales", "orders"), emu.catalog) == [
+        {"order_id": 101}
+    ]
     assert spark_executor.sessions_started == 1
 
 

@@ -82,7 +82,8 @@ def test_wheel_holds_only_the_plugin_the_emulator_and_dist_info(built: Built) ->
     ), extra
     entry_points = built.wheel_text(info + "entry_points.txt")
     assert "athena-spark-emulator = athena_spark_emulator.cli:main" in entry_points
-    assert "athena_spark_emulator = athena_spark_emulator.pytest_plugin" in entry_points
+    # opt-in (pytest_plugins in a conftest.py), never loaded into every pytest run
+    assert "pytest11" not in entry_points and "pytest_plugin" not in entry_points
 
 
 def test_sdist_is_a_complete_source_of_plugin_and_dbt_package(built: Built) -> None:

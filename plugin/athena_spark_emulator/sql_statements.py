@@ -1,0 +1,608 @@
+"""The Athena SQL statements the emulator runs: one handler per statement kind.
+
+``StartQueryExecution`` (``sql.py``) parses the statement (``athena_sql.parse``), looks its
+kind (``athena_sql.statement_kind``) up in :data:`HANDLERS` and runs the handler on the
+emulator's Glue catalog and files, with the Spark executor's local session as the engine:
+the same catalog, files and session that Python models read and write, so a SQL model's
+table is what a Python model reads and the other way round. A kind without a handler, or a
+construct a handler cannot run, ends the query ``FAILED`` with the statement and the
+construct named (:class:`athena_sql.Untranslatable`). Adding a statement is one function
+here, registered with ``@handles(kind)``.
+
+Names are resolved as Athena resolves them: a name without catalog is in the query's
+catalog (``awsdatacatalog``: the local account's Glue), a name without database is in the
+query's database, and a name in another catalog reads that registered Athena data
+catalog's Glue (``catalog-id``) with the owner's grant checked; an unregistered catalog
+fails as on Athena.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import shutil
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from sqlglot import exp
+
+from athena_spark_emulator import athena_sql, iceberg
+from athena_spark_emulator.athena_sql import Name, Untranslatable, merge_plan
+from athena_spark_emulator.catalog import (
+    Catalog,
+    TableRef,
+    columns_of,
+    glue_backend,
+    glue_name,
+    is_iceberg,
+)
+from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION
+
+DEFAULT_CATALOG = "awsdatacatalog"
+VIEW_TEXT_PREFIX = "/* Presto View: "
+
+
+class QueryFailed(Exception):
+    """An Athena error (the text Athena gives, e.g. ``TABLE_NOT_FOUND: ...``)."""
+
+
+@dataclass
+class Statement:
+    """One query execution's statement and its ``QueryExecutionContext``."""
+
+    text: str
+    tree: exp.Expression
+    kind: str
+    database: str = "default"
+    catalog: str = DEFAULT_CATALOG
+
+
+@dataclass
+class Outcome:
+    """What ``GetQueryResults`` returns for a statement."""
+
+    statement_type: str = "DDL"  # DDL, DML or UTILITY, as GetQueryExecution reports it
+    columns: List[Tuple[str, str]] = field(default_factory=list)  # (name, Athena type)
+    rows: List[List[Optional[str]]] = field(default_factory=list)
+    update_count: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Handler:
+    run: Callable[[Engine, Statement], Outcome]
+    needs_spark: bool  # reads or writes data (else: Glue metadata only)
+
+
+HANDLERS: Dict[str, Handler] = {}
+
+
+def handles(*kinds: str, spark: bool = True) -> Callable[[Any], Any]:
+    def register(fn: Callable[[Engine, Statement], Outcome]) -> Callable[..., Outcome]:
+        for kind in kinds:
+            HANDLERS[kind] = Handler(fn, spark)
+        return fn
+
+    return register
+
+
+def handler_for(statement: Statement) -> Handler:
+    handler = HANDLERS.get(statement.kind)
+    if handler is None:
+        raise Untranslatable(f"{statement.kind} statements", statement.text)
+    return handler
+
+
+_VIEW_IDS = itertools.count(1)
+
+
+class Engine:
+    """Names, reads and writes of one statement: the emulator's catalog and, for
+    statements that touch data, the local SparkSession (``spark``)."""
+
+    def __init__(self, catalog: Catalog, spark: Any = None) -> None:
+        self.catalog = catalog
+        self.spark = spark
+        self._temp_views: List[str] = []
+
+    def close(self) -> None:
+        for view in self._temp_views:
+            self.spark.catalog.dropTempView(view)
+        self._temp_views.clear()
+
+    # -- names ----------------------------------------------------------------------------
+    def account_of(self, catalog_name: str) -> str:
+        """The Glue account behind an Athena data catalog name (Athena lowercases it)."""
+        name = catalog_name.lower()
+        if name == DEFAULT_CATALOG:
+            return self.catalog.local_account
+        from moto.athena.models import athena_backends
+
+        entry = athena_backends[self.catalog.local_account][REGION].data_catalogs.get(name)
+        if entry is None:
+            raise QueryFailed(
+                f"CATALOG_NOT_FOUND: Catalog '{name}' does not exist (no Athena data catalog "
+                f"of that name in account {self.catalog.local_account}: create it with "
+                "CreateDataCatalog, or under `data_catalogs:` in the emulator's seed file)"
+            )
+        kind = str(entry.type or "").upper()
+        params: Any = entry.parameters
+        owner = params.get("catalog-id") if isinstance(params, dict) else None
+        if kind != "GLUE" or not owner:
+            raise QueryFailed(
+                f"NOT_SUPPORTED: catalog '{name}' is a {kind} data catalog; the emulator "
+                "reads GLUE data catalogs with a catalog-id parameter only"
+            )
+        return str(owner)
+
+    def ref(self, name: Name, statement: Statement) -> TableRef:
+        account = self.account_of(name.catalog or statement.catalog)
+        database = name.database or statement.database
+        return TableRef(account, glue_name(database), glue_name(name.table))
+
+    def table_ref(self, table: exp.Table, statement: Statement, action: str) -> TableRef:
+        ref = self.ref(athena_sql.table_name(table), statement)
+        try:
+            self.catalog.check_access(ref, action)
+        except Exception as exc:
+            raise QueryFailed(f"ACCESS_DENIED: {exc}") from None
+        return ref
+
+    def existing(
+        self, node: exp.Expression, statement: Statement, action: str
+    ) -> Tuple[TableRef, Dict[str, Any]]:
+        """The table a statement changes, and its Glue entry (it must exist)."""
+        if isinstance(node, exp.Schema):
+            node = node.this
+        assert isinstance(node, exp.Table)
+        ref = self.table_ref(node, statement, action)
+        return ref, self.glue_entry(ref, f"{ref.database}.{ref.table}")
+
+    def glue_entry(self, ref: TableRef, name: str) -> Dict[str, Any]:
+        if not self.catalog.database_exists(ref.account, ref.database):
+            raise QueryFailed(f"SCHEMA_NOT_FOUND: Schema '{ref.database}' does not exist")
+        if not self.catalog.table_exists(ref):
+            raise QueryFailed(f"TABLE_NOT_FOUND: Table '{name}' does not exist")
+        return self.catalog.get_table(ref)
+
+    # -- reads ----------------------------------------------------------------------------
+    def frame(self, query: exp.Expression, statement: Statement) -> Any:
+        """A Spark DataFrame of ``query``: every table it reads registered as a temporary
+        view (a view's own query expanded the same way), then the query in Spark SQL."""
+        views: Dict[int, str] = {}
+        for table in athena_sql.tables_read(query):
+            views[id(table)] = self.temp_view(table, statement)
+        return self.spark.sql(athena_sql.to_spark(query, views))
+
+    def temp_view(self, table: exp.Table, statement: Statement) -> str:
+        ref = self.table_ref(table, statement, "glue:GetTable")
+        entry = self.glue_entry(ref, str(athena_sql.table_name(table)))
+        if str(entry.get("TableType", "")).upper() == "VIRTUAL_VIEW":
+            return self.register(self.view_frame(ref, entry))
+        return self.register(self.table_frame(ref))
+
+    def register(self, frame: Any) -> str:
+        """``frame`` as a temporary view of this statement; its name."""
+        view = f"athena_emulator_{next(_VIEW_IDS)}"
+        frame.createOrReplaceTempView(view)
+        self._temp_views.append(view)
+        return view
+
+    def view_frame(self, ref: TableRef, entry: Dict[str, Any]) -> Any:
+        original = view_definition(entry)
+        inner = Statement(
+            original["originalSql"],
+            athena_sql.parse(original["originalSql"]),
+            "SELECT",
+            original.get("schema") or ref.database,
+            original.get("catalog") or DEFAULT_CATALOG,
+        )
+        return self.frame(inner.tree, inner)
+
+    def table_frame(self, ref: TableRef) -> Any:
+        from athena_spark_emulator.spark_catalogs import frame_of
+
+        return frame_of(self.spark, self.catalog, ref)
+
+    # -- writes ---------------------------------------------------------------------------
+    def write_hive(
+        self, frame: Any, location: str, fmt: str, partitioned_by: Sequence[str], mode: str
+    ) -> None:
+        writer = frame.write.mode(mode)
+        if partitioned_by:
+            writer = writer.partitionBy(*partitioned_by)
+        target = self.catalog.local_uri(location)
+        if fmt == "textfile":
+            writer.option("sep", "\x01").option("nullValue", "\\N").csv(target)
+        else:
+            writer.format(fmt).save(target)
+
+    def write_iceberg(self, frame: Any, ref: TableRef, location: str) -> None:
+        data = arrow_of(frame)
+        assert self.catalog.endpoint_url is not None
+        iceberg.write_table(
+            self.catalog.endpoint_url, ref.account, ref.database, ref.table, location, data
+        )
+
+    def append_iceberg(self, frame: Any, ref: TableRef, overwrite: bool = False) -> None:
+        assert self.catalog.endpoint_url is not None
+        table = iceberg.load_table(
+            self.catalog.endpoint_url, ref.account, ref.database, ref.table, as_account=ref.account
+        )
+        data = arrow_of(frame, table.schema().as_arrow())
+        if overwrite:
+            table.overwrite(data)
+        else:
+            table.append(data)
+
+
+def arrow_of(frame: Any, schema: Any = None) -> Any:
+    pa = iceberg.pyarrow()
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema = schema if schema is not None else to_arrow_schema(frame.schema)
+    return pa.Table.from_pylist([row.asDict(recursive=True) for row in frame.collect()], schema)
+
+
+def view_definition(entry: Dict[str, Any]) -> Dict[str, Any]:
+    """The ``originalSql``/``catalog``/``schema`` Athena encodes in a view's Glue entry."""
+    text = str(entry.get("ViewOriginalText") or "")
+    if not text.startswith(VIEW_TEXT_PREFIX):
+        raise QueryFailed(f"NOT_SUPPORTED: view {entry.get('Name')} has no Presto view text")
+    encoded = text[len(VIEW_TEXT_PREFIX) :].rsplit("*/", 1)[0].strip()
+    return dict(json.loads(base64.b64decode(encoded)))
+
+
+def glue_columns(schema: Any, skip: Sequence[str] = ()) -> List[Tuple[str, str]]:
+    lowered = {s.lower() for s in skip}
+    return [
+        (f.name, f.dataType.simpleString()) for f in schema.fields if f.name.lower() not in lowered
+    ]
+
+
+def result_of(frame: Any) -> Outcome:
+    rows = frame.collect()
+    columns = [(f.name.lower(), athena_sql.athena_type(f.dataType)) for f in frame.schema.fields]
+    return Outcome(
+        "DML", columns, [[athena_sql.athena_value(v) for v in row] for row in rows], len(rows)
+    )
+
+
+def _target(engine: Engine, statement: Statement, table: exp.Expression, action: str) -> TableRef:
+    if isinstance(table, exp.Schema):
+        table = table.this
+    assert isinstance(table, exp.Table)
+    return engine.table_ref(table, statement, action)
+
+
+def _require_database(engine: Engine, ref: TableRef) -> None:
+    if not engine.catalog.database_exists(ref.account, ref.database):
+        raise QueryFailed(f"SCHEMA_NOT_FOUND: Schema '{ref.database}' does not exist")
+
+
+# ---- queries ------------------------------------------------------------------------------
+@handles("SELECT")
+def select(engine: Engine, statement: Statement) -> Outcome:
+    return result_of(engine.frame(statement.tree, statement))
+
+
+# ---- tables -------------------------------------------------------------------------------
+HIVE_FORMATS = ("parquet", "orc", "avro", "json", "textfile")
+
+
+def _hive_format(props: Dict[str, Any], statement: Statement) -> str:
+    fmt = str(props.get("format") or "parquet").lower()
+    if fmt not in HIVE_FORMATS:
+        raise Untranslatable(
+            f"format '{fmt}'", statement.text, "parquet, orc, avro, json, textfile"
+        )
+    return fmt
+
+
+def _location(props: Dict[str, Any], ref: TableRef) -> str:
+    return str(
+        props.get("external_location")
+        or props.get("location")
+        or f"s3://emulator-{ref.account}-{REGION}/tables/{ref.database}/{ref.table}/"
+    )
+
+
+def _new_table(engine: Engine, statement: Statement) -> Optional[TableRef]:
+    """The table a CREATE names; None for ``if not exists`` on an existing one."""
+    ref = _target(engine, statement, statement.tree.this, "glue:CreateTable")
+    _require_database(engine, ref)
+    if engine.catalog.table_exists(ref):
+        if statement.tree.args.get("exists"):
+            return None
+        raise QueryFailed(
+            f"TABLE_ALREADY_EXISTS: Table '{ref.database}.{ref.table}' already exists"
+        )
+    return ref
+
+
+@handles("CREATE TABLE AS")
+def create_table_as(engine: Engine, statement: Statement) -> Outcome:
+    tree = statement.tree
+    ref = _new_table(engine, statement)
+    if ref is None:
+        return Outcome()  # create table if not exists, and it exists
+    props = athena_sql.properties(tree)
+    if "WithDataProperty" in props:
+        raise Untranslatable("create table ... with no data", statement.text)
+    frame = engine.frame(tree.expression, statement)
+    location = _location(props, ref)
+    rows = frame.count()
+    if str(props.get("table_type", "hive")).lower() == "iceberg":
+        if props.get("partitioning") or props.get("partitioned_by"):
+            raise Untranslatable("partitioned Iceberg tables", statement.text)
+        engine.write_iceberg(frame, ref, location)
+        return Outcome(update_count=rows)
+    fmt = _hive_format(props, statement)
+    keys = list(props.get("partitioned_by") or [])
+    _check_location_empty(engine.catalog, location)
+    engine.write_hive(frame, location, fmt, keys, "errorifexists")
+    by_name = {f.name.lower(): f.dataType.simpleString() for f in frame.schema.fields}
+    engine.catalog.put_table(
+        ref,
+        glue_columns(frame.schema, keys),
+        location,
+        fmt,
+        [(k, by_name[k.lower()]) for k in keys],
+    )
+    engine.catalog.sync_to_s3(location, ref.account)
+    return Outcome(update_count=rows)
+
+
+def _check_location_empty(catalog: Catalog, location: str) -> None:
+    path = catalog.local_path(location)
+    if path.is_dir() and any(p.is_file() for p in path.rglob("*")):
+        raise QueryFailed(
+            f"HIVE_PATH_ALREADY_EXISTS: Target directory for table already exists: {location}. "
+            "You may need to manually clean the data at location before creating the table."
+        )
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@handles("CREATE TABLE")
+def create_external_table(engine: Engine, statement: Statement) -> Outcome:
+    """``create external table t (cols) [row format serde ...] location ...`` (dbt-athena's
+    seeds): the files already at the location (the uploaded CSV) are the table's data."""
+    tree = statement.tree
+    ref = _new_table(engine, statement)
+    if ref is None:
+        return Outcome()  # create table if not exists, and it exists
+    props = athena_sql.properties(tree)
+    if str(props.get("table_type", "hive")).lower() == "iceberg":
+        raise Untranslatable("create table (columns) for Iceberg tables", statement.text)
+    if "location" not in props:
+        raise Untranslatable("create table without location", statement.text)
+    location = str(props["location"])
+    serde = str(props.get("serde") or "")
+    if serde.endswith("OpenCSVSerde"):
+        fmt = "csv"
+        extra = {
+            "serde": serde,
+            "separatorChar": str(props.get("serde.separatorchar", ",")),
+            "quoteChar": str(props.get("serde.quotechar", '"')),
+            "escapeChar": str(props.get("serde.escapechar", "\\")),
+        }
+    elif serde:
+        raise Untranslatable(f"row format serde '{serde}'", statement.text)
+    else:
+        fmt = _hive_format({"format": props.get("format") or "textfile"}, statement)
+        extra = {}
+    params = (
+        {"skip.header.line.count": str(props["skip.header.line.count"])}
+        if ("skip.header.line.count" in props)
+        else {}
+    )
+    engine.catalog.sync_from_s3(location, ref.account)
+    engine.catalog.put_table(
+        ref, athena_sql.column_defs(tree), location, fmt, parameters=params, serde=extra
+    )
+    return Outcome()
+
+
+@handles("INSERT")
+def insert_into(engine: Engine, statement: Statement) -> Outcome:
+    tree = statement.tree
+    target_node = tree.this
+    listed = (
+        [c.name for c in target_node.expressions] if isinstance(target_node, exp.Schema) else None
+    )
+    ref = _target(engine, statement, target_node, "glue:UpdateTable")
+    entry = engine.glue_entry(ref, f"{ref.database}.{ref.table}")
+    columns = columns_of(entry)
+    source = engine.frame(tree.expression, statement)
+    frame = _aligned(source, columns, listed, statement)
+    rows = frame.count()
+    if is_iceberg(entry):
+        engine.append_iceberg(frame, ref)
+        return Outcome("DML", update_count=rows)
+    params = entry.get("Parameters") or {}
+    location = entry["StorageDescriptor"]["Location"]
+    keys = [k["Name"] for k in entry.get("PartitionKeys") or []]
+    fmt = str(params.get("classification") or "parquet").lower()
+    if fmt == "csv":
+        raise Untranslatable("insert into a CSV (OpenCSVSerde) table", statement.text)
+    engine.write_hive(frame, location, fmt, keys, "append")
+    engine.catalog.sync_to_s3(location, ref.account)
+    return Outcome("DML", update_count=rows)
+
+
+def _aligned(
+    source: Any, columns: List[Tuple[str, str]], listed: Optional[List[str]], statement: Statement
+) -> Any:
+    """``source``'s columns, by position, as the target's (missing listed ones NULL)."""
+    from pyspark.sql import functions as F
+
+    wanted = listed or [n for n, _ in columns]
+    if len(source.columns) != len(wanted):
+        raise QueryFailed(
+            f"TYPE_MISMATCH: Insert query has {len(source.columns)} columns, the target "
+            f"has {len(wanted)}"
+        )
+    given = {w.lower(): source.columns[i] for i, w in enumerate(wanted)}
+    out = []
+    for name, kind in columns:
+        col = F.col(f"`{given[name.lower()]}`") if name.lower() in given else F.lit(None)
+        out.append(col.cast(kind).alias(name))
+    return source.select(*out)
+
+
+@handles("DELETE")
+def delete_from(engine: Engine, statement: Statement) -> Outcome:
+    """``delete from <iceberg table> [where ...]``: the table rewritten without the rows."""
+    tree = statement.tree
+    ref = _target(engine, statement, tree.this, "glue:UpdateTable")
+    entry = engine.glue_entry(ref, f"{ref.database}.{ref.table}")
+    if not is_iceberg(entry):
+        raise QueryFailed(
+            "NOT_SUPPORTED: Cannot delete from non-managed Hive table (DELETE runs on Iceberg "
+            "tables only)"
+        )
+    where = tree.args.get("where")
+    keep = exp.select("*").from_(tree.this.copy())
+    if where is not None:
+        keep = keep.where(exp.not_(exp.func("coalesce", exp.paren(where.this.copy()), exp.false())))
+    before = engine.table_frame(ref).count()
+    kept = engine.frame(keep, statement).localCheckpoint()
+    engine.append_iceberg(kept, ref, overwrite=True)
+    return Outcome("DML", update_count=before - kept.count())
+
+
+@handles("MERGE")
+def merge_into(engine: Engine, statement: Statement) -> Outcome:
+    """``merge into <iceberg table> as t using <table or query> as s on ... when matched
+    [and ...] then update / delete ... when not matched [and ...] then insert ...``
+    (dbt-athena's ``merge`` strategy): the table rewritten with the merged rows."""
+    tree = statement.tree
+    ref, entry = engine.existing(tree.this, statement, "glue:UpdateTable")
+    if not is_iceberg(entry):
+        raise QueryFailed("NOT_SUPPORTED: MERGE INTO is only supported for Iceberg tables")
+    plan = merge_plan(tree, [n for n, _ in columns_of(entry)], statement.text)
+    from pyspark.sql import functions as F
+
+    target_view = engine.register(
+        engine.table_frame(ref).withColumn("__emulator_row", F.monotonically_increasing_id())
+    )
+    using = tree.args["using"]
+    if isinstance(using, exp.Table):
+        source_view = engine.temp_view(using, statement)
+    else:
+        source_view = engine.register(engine.frame(using.this, statement))
+    for query in plan.checks(target_view, source_view):
+        if engine.spark.sql(query).count():
+            raise QueryFailed(
+                "MERGE_TARGET_ROW_MULTIPLE_MATCHES: One MERGE target table row matched more "
+                "than one source row"
+            )
+    parts = [engine.spark.sql(q) for q in plan.queries(target_view, source_view)]
+    merged = parts[0].unionByName(parts[1]).unionByName(parts[2]).localCheckpoint()
+    changed = (
+        parts[1].count() + parts[2].count() + plan.deleted(engine.spark, target_view, source_view)
+    )
+    engine.append_iceberg(merged, ref, overwrite=True)
+    return Outcome("DML", update_count=changed)
+
+
+# ---- views --------------------------------------------------------------------------------
+@handles("CREATE VIEW")
+def create_view(engine: Engine, statement: Statement) -> Outcome:
+    tree = statement.tree
+    ref = _target(engine, statement, tree.this, "glue:CreateTable")
+    _require_database(engine, ref)
+    if engine.catalog.table_exists(ref) and not tree.args.get("replace"):
+        raise QueryFailed(f"ALREADY_EXISTS: View '{ref.database}.{ref.table}' already exists")
+    frame = engine.frame(tree.expression, statement)  # analysed: the view must resolve
+    sql = tree.expression.sql(athena_sql.DIALECT)
+    columns = glue_columns(frame.schema)
+    definition = {
+        "originalSql": sql,
+        "catalog": statement.catalog,
+        "schema": statement.database,
+        "columns": [
+            {"name": f.name.lower(), "type": athena_sql.athena_type(f.dataType)}
+            for f in frame.schema.fields
+        ],
+    }
+    encoded = base64.b64encode(json.dumps(definition).encode()).decode()
+    engine.catalog.put_view(ref, columns, f"{VIEW_TEXT_PREFIX}{encoded} */")
+    return Outcome()
+
+
+# ---- metadata only (Glue) -------------------------------------------------------------------
+def _schema_name(node: exp.Expression) -> Tuple[Optional[str], str]:
+    if isinstance(node, exp.Table):
+        if node.args.get("catalog") or (node.db and node.name):
+            return (node.db or None), node.name
+        return None, node.db or node.name
+    return None, node.name
+
+
+@handles("CREATE SCHEMA", spark=False)
+def create_schema(engine: Engine, statement: Statement) -> Outcome:
+    catalog_name, name = _schema_name(statement.tree.this)
+    account = engine.account_of(catalog_name or statement.catalog)
+    if engine.catalog.database_exists(account, name) and not statement.tree.args.get("exists"):
+        raise QueryFailed(f"SCHEMA_ALREADY_EXISTS: Schema '{name.lower()}' already exists")
+    engine.catalog.ensure_database(account, name)
+    return Outcome()
+
+
+@handles("DROP SCHEMA", spark=False)
+def drop_schema(engine: Engine, statement: Statement) -> Outcome:
+    for node in statement.tree.args.get("tables") or [statement.tree.this]:
+        catalog_name, name = _schema_name(node)
+        account = engine.account_of(catalog_name or statement.catalog)
+        glue_backend(account).databases.pop(glue_name(name), None)
+    return Outcome()
+
+
+@handles("DROP TABLE", "DROP VIEW", spark=False)
+def drop_table(engine: Engine, statement: Statement) -> Outcome:
+    for node in statement.tree.args.get("tables") or [statement.tree.this]:
+        ref = engine.table_ref(node, statement, "glue:DeleteTable")
+        if not engine.catalog.table_exists(ref):
+            if statement.tree.args.get("exists"):
+                continue
+            raise QueryFailed(f"TABLE_NOT_FOUND: Table '{ref.database}.{ref.table}' does not exist")
+        engine.catalog.drop_table(ref)
+    return Outcome()
+
+
+@handles("ALTER TABLE RENAME", spark=False)
+def rename_table(engine: Engine, statement: Statement) -> Outcome:
+    tree = statement.tree
+    source, _ = engine.existing(tree.this, statement, "glue:UpdateTable")
+    target_node = tree.args["actions"][0].this
+    target = engine.table_ref(target_node, statement, "glue:CreateTable")
+    engine.catalog.rename_table(source, target)
+    return Outcome()
+
+
+@handles("ALTER TABLE SET", spark=False)
+def set_table_properties(engine: Engine, statement: Statement) -> Outcome:
+    tree = statement.tree
+    ref, _ = engine.existing(tree.this, statement, "glue:UpdateTable")
+    action = tree.args["actions"][0]
+    found: Dict[str, str] = {}
+    for props in action.expressions:
+        if not isinstance(props, exp.Properties):
+            raise Untranslatable("alter table ... set other than tblproperties", statement.text)
+        for prop in props.expressions:
+            found[athena_sql._key(prop)] = str(athena_sql._value(prop.args.get("value")))
+    engine.catalog.set_parameters(ref, found)
+    return Outcome()
+
+
+__all__ = [
+    "HANDLERS",
+    "LOCAL_ACCOUNT",
+    "Engine",
+    "Outcome",
+    "QueryFailed",
+    "Statement",
+    "handler_for",
+    "handles",
+]

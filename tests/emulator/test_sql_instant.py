@@ -1,0 +1,48 @@
+"""Athena SQL under the instant executor (no Spark): statements that only change Glue run,
+every statement that reads or writes data fails naming --spark, never a success that
+did nothing (issue 19)."""
+
+from __future__ import annotations
+
+from typing import Tuple
+
+from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
+from athena_spark_emulator.catalog import TableRef
+from tests.conftest import prepare_base
+
+
+def run(emulator: Emulator, sql: str) -> Tuple[str, str]:
+    athena = emulator.client("athena")
+    started = athena.start_query_execution(
+        QueryString=sql, QueryExecutionContext={"Database": "instant_sql"}, WorkGroup="primary"
+    )
+    status = athena.get_query_execution(QueryExecutionId=started["QueryExecutionId"])
+    state = status["QueryExecution"]["Status"]
+    return state["State"], state.get("StateChangeReason", "")
+
+
+def test_data_statements_fail_naming_spark_and_metadata_ones_run(emulator: Emulator) -> None:
+    prepare_base(emulator)
+    assert run(emulator, "create schema if not exists instant_sql") == ("SUCCEEDED", "")
+    assert emulator.catalog.database_exists(LOCAL_ACCOUNT, "instant_sql")
+    for sql in (
+        "select count(*) as failures from (select 1 as x) dbt_internal_test",
+        "create table instant_sql.t with (format='parquet') as select 1 as x",
+        "create or replace view instant_sql.v as select 1 as x",
+    ):
+        state, reason = run(emulator, sql)
+        assert state == "FAILED", sql
+        assert "the emulator's instant executor runs no SQL that reads or writes data" in reason
+        assert "start it with --spark" in reason
+    assert not emulator.catalog.table_exists(TableRef(LOCAL_ACCOUNT, "instant_sql", "t"))
+    assert run(emulator, "drop schema if exists instant_sql cascade") == ("SUCCEEDED", "")
+
+
+def test_a_statement_without_handler_fails_naming_it(emulator: Emulator) -> None:
+    prepare_base(emulator)
+    state, reason = run(emulator, "vacuum instant_sql.t")
+    assert state == "FAILED"
+    assert reason == (
+        "NOT_SUPPORTED: the Athena emulator cannot run COMMAND VACUUM statements. "
+        "Statement: vacuum instant_sql.t"
+    )
