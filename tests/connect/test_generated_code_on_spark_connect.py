@@ -27,26 +27,15 @@ import yaml
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.spark_executor import SparkExecutor
-from tests.conftest import REPO_ROOT, dbt_cli
+from tests.conftest import REPO_ROOT, dbt_cli, newest_leg_only
 from tests.integration.conftest import rows, seeded_with_spark
-
-
-def _dbt_core_version() -> tuple:
-    from importlib.metadata import version
-
-    return tuple(int(p) for p in version("dbt-core").split(".")[:2])
-
 
 pytestmark = [
     pytest.mark.spark,
     pytest.mark.dbt,
     # CI time: one leg runs it. The code it runs comes from dbt-athena's python_submissions
     # template, which is byte-identical from dbt-athena 1.9.0 to 1.11.1.
-    pytest.mark.skipif(
-        _dbt_core_version() < (1, 12),
-        reason="version-gated for CI time: runs in the dbt-core 1.12 leg "
-        "(dbt-athena's generated-code template is the same in every leg)",
-    ),
+    newest_leg_only("the Spark Connect suite (for CI time)"),
 ]
 
 HERE = Path(__file__).parent

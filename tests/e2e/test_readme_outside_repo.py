@@ -25,14 +25,7 @@ from typing import Dict, List
 
 import pytest
 
-from tests.conftest import REPO_ROOT
-
-
-def _dbt_core_version() -> tuple:
-    from importlib.metadata import version
-
-    return tuple(int(p) for p in version("dbt-core").split(".")[:2])
-
+from tests.conftest import REPO_ROOT, newest_leg_only
 
 pytestmark = [
     pytest.mark.e2e,
@@ -40,11 +33,7 @@ pytestmark = [
     pytest.mark.dbt,
     # The new venv resolves the newest dbt-core/dbt-athena whatever this leg's versions, so
     # CI runs it once, in the leg with the newest dbt-core (it takes minutes).
-    pytest.mark.skipif(
-        _dbt_core_version() < (1, 12),
-        reason="version-gated: the e2e venv installs the newest dbt-core in every leg; "
-        "it runs in the dbt-core 1.12 leg",
-    ),
+    newest_leg_only("the e2e venv installs the newest dbt-core in every leg, so it"),
 ]
 
 SECTION = "## Test your own project locally"

@@ -17,22 +17,14 @@ from dbt.tests.adapter.python_model.test_python_model import (
     BasePythonModelTests,
 )
 
-
-def _dbt_core_version() -> tuple:
-    from importlib.metadata import version
-
-    return tuple(int(p) for p in version("dbt-core").split(".")[:2])
-
+from tests.conftest import newest_leg_only
 
 pytestmark = [
     pytest.mark.spark,
     pytest.mark.dbt,
     # About six minutes of dbt runs: CI runs them once, in the leg with the newest dbt-core
     # (the three legs share two cores; tests/e2e is gated the same way).
-    pytest.mark.skipif(
-        _dbt_core_version() < (1, 12),
-        reason="version-gated: dbt-tests-adapter's base classes run in the dbt-core 1.12 leg",
-    ),
+    newest_leg_only("the dbt-tests-adapter base-class suite"),
 ]
 
 
