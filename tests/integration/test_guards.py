@@ -17,13 +17,18 @@ import pytest
 from packaging.version import Version
 
 from athena_spark_emulator import Emulator
+from tests.conftest import newest_leg_only
 from tests.integration.conftest import (
     cli_suite,
     drop_local_table,
     rows,
 )
 
-pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.dbt,
+    newest_leg_only("the guard suite (for CI time)"),
+]
 
 HERE = Path(__file__).parent
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

@@ -20,10 +20,14 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.catalog import TableRef
-from tests.conftest import REPO_ROOT, dbt_cli
+from tests.conftest import REPO_ROOT, dbt_cli, newest_leg_only
 from tests.integration.conftest import rows, seeded_with_spark
 
-pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.dbt,
+    newest_leg_only("the realistic project suite (for CI time: SQL now runs in Spark)"),
+]
 
 PROJECT = Path(__file__).with_name("realistic_project")
 SEED = PROJECT / "seed.yml"
