@@ -115,6 +115,19 @@ def bare_venv(root: Path) -> Path:
     return root / "bin" / "python"
 
 
+def pip_into(python: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``pip install ARGS`` into the venv of ``python`` with this venv's pip (``--python``):
+    the target needs no pip of its own."""
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", *args],
+        cwd=cwd,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def purelib(python: Path) -> Path:
     out = run_python(
         python, "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=python.parent

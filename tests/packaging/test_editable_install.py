@@ -17,8 +17,6 @@ dbt-athena, hatchling, setuptools) without the installed plugin wheel.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import sysconfig
 import textwrap
 from pathlib import Path
@@ -31,7 +29,7 @@ from tests.packaging.conftest import (
     MODULE,
     _link_tree,
     bare_venv,
-    clean_env,
+    pip_into,
     purelib,
     run_python,
 )
@@ -60,25 +58,8 @@ def venv_without_the_plugin(root: Path) -> Path:
 
 
 def pip_install_editable(python: Path, project: Path) -> None:
-    proc = subprocess.run(
-        # with build isolation, as a user's `pip install -e` runs
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "-q",
-            "--no-deps",
-            "-e",
-            str(project),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=clean_env(),
-    )
+    # with build isolation, as a user's `pip install -e` runs
+    proc = pip_into(python, "-q", "--no-deps", "-e", str(project))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
 import sys
 from email.parser import Parser
 from importlib import metadata, util
@@ -27,7 +26,7 @@ from tests.packaging.conftest import (
     PLUGIN_DIR,
     Built,
     bare_venv,
-    clean_env,
+    pip_into,
     purelib,
     run_python,
     source_version,
@@ -232,25 +231,7 @@ def test_wheel_installs_into_an_empty_venv_and_import_is_a_silent_no_op(
 ) -> None:
     python = bare_venv(tmp_path / "venv")
     # this venv's pip installs into the empty one, which has no pip and no dbt of its own
-    install = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "--no-deps",
-            "--no-index",
-            "-q",
-            str(built.wheel),
-        ],
-        cwd=tmp_path,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    install = pip_into(python, "--no-deps", "--no-index", "-q", str(built.wheel), cwd=tmp_path)
     assert install.returncode == 0, install.stderr
     assert not (python.parent / "pip").exists()
 
