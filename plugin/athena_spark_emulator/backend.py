@@ -19,11 +19,13 @@ from __future__ import annotations
 import collections
 import contextlib
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional
 
 from athena_spark_emulator.calculations import CalculationStore, Executor
 from athena_spark_emulator.catalog import Catalog
+from athena_spark_emulator.errors import AwsError
 
 _CURRENT = threading.local()
 
@@ -82,19 +84,25 @@ class EmulatorBackend:
             self.calls.clear()
             self.faults.clear()
 
-    # -- counting and faults --------------------------------------------------------------
-    def record(self, action: str) -> Optional[Fault]:
-        """Count one call of ``action``; the injected fault it must answer with, if any."""
+    # -- counting, latency and faults: one mechanism for every API, S3 included ---------------
+    def before_call(self, action: str) -> None:
+        """Count one call of ``action``, wait its injected latency, and raise the injected
+        fault it must answer with (:class:`~athena_spark_emulator.errors.AwsError`), if any.
+        Called for every request: by ``responses.dispatch`` (JSON protocols) and by the S3
+        middleware of ``server.py``, which write the error in their protocol."""
         with self.lock:
             self.calls[action] += 1
-            queue = self.faults.get(action)
-            if not queue:
-                return None
-            fault = queue[0]
-            fault.times -= 1
-            if fault.times <= 0:
-                queue.pop(0)
-            return fault
+            queue = self.faults.get(action) or []
+            fault = queue[0] if queue else None
+            if fault is not None:
+                fault.times -= 1
+                if fault.times <= 0:
+                    queue.pop(0)
+        delay = self.latency.get(action, 0.0)
+        if delay:
+            time.sleep(delay)
+        if fault is not None:
+            raise AwsError(fault.code, fault.message)
 
     def inject(self, action: str, code: str, message: str, times: int) -> None:
         with self.lock:

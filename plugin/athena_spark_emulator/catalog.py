@@ -178,6 +178,12 @@ class Catalog:
             shutil.rmtree(self._warehouse, ignore_errors=True)
             self._warehouse = None
 
+    def forget_files(self) -> None:
+        """Remove every local file standing for an S3 object (``<warehouse>/s3``): with
+        moto's S3 reset, what a table's Glue location pointed to is gone as on AWS."""
+        if self._warehouse is not None:
+            shutil.rmtree(self._warehouse / "s3", ignore_errors=True)
+
     # -- storage --------------------------------------------------------------------
     def local_path(self, uri: str) -> Path:
         """``s3://bucket/key`` (or s3a/s3n) -> the local directory that stands for it."""

@@ -1,4 +1,12 @@
-"""Errors of the emulator itself, and the one helper that writes AWS error bodies."""
+"""Errors of the emulator: :class:`AwsError` (an AWS API error answer) and the two
+writers of AWS error bodies, plus the emulator's own errors (:class:`EmulatorError`).
+
+Code that serves a request *raises* :class:`AwsError` (an injected fault, a refused Glue
+``CatalogId``, an unknown session, ...); exactly two places turn it into an HTTP answer:
+``responses.dispatch`` for the JSON-protocol services (Athena, Glue, STS, IAM) with
+:meth:`AwsError.json_answer`, and the S3 middleware in ``server.py`` with
+:meth:`AwsError.s3_answer`. Athena SQL failures are not HTTP errors: a query that cannot
+run ends ``FAILED`` (``sql.py``), as on Athena."""
 
 from __future__ import annotations
 
@@ -41,6 +49,28 @@ S3_ERROR_STATUS = {
 
 def _xml_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class AwsError(Exception):
+    """An AWS error answer: ``code`` (``__type`` / S3 ``Code``), ``message`` and, for the
+    JSON protocol, the HTTP ``status`` (S3 answers use the status S3 gives ``code``)."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.status = status
+
+    def json_answer(self) -> Tuple[int, Dict[str, str], str]:
+        return aws_error(self.code, self.message, self.status)
+
+    def s3_answer(self) -> Tuple[int, Dict[str, str], str]:
+        return s3_error(self.code, self.message)
+
+
+def invalid_request(message: str) -> AwsError:
+    """Athena's ``InvalidRequestException`` (its usual 400 answer)."""
+    return AwsError("InvalidRequestException", message)
 
 
 class EmulatorError(Exception):

@@ -18,14 +18,13 @@ backend and serialises the answer. Here the state is the emulator's
 from __future__ import annotations
 
 import json
-import time
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 from urllib.parse import parse_qs, unquote
 
 from athena_spark_emulator.backend import EmulatorBackend
 from athena_spark_emulator.calculations import Calculation, Session
 from athena_spark_emulator.constants import REGION
-from athena_spark_emulator.errors import aws_error
+from athena_spark_emulator.errors import AwsError, invalid_request
 from athena_spark_emulator.iceberg import SPARK_CLIENT, SPARK_CLIENT_HEADER
 
 Answer = Union[str, Tuple[int, Dict[str, str], str]]
@@ -35,26 +34,25 @@ Answer = Union[str, Tuple[int, Dict[str, str], str]]
 def dispatch(backend: EmulatorBackend, response: Any, call_moto: Callable[[], Any]) -> Any:
     """Answer one request of a JSON/query-protocol service (Athena, Glue, STS, IAM, ...)."""
     action = response._get_action()
-    fault = backend.record(action)
-    delay = backend.latency.get(action, 0.0)
-    if delay:
-        time.sleep(delay)
-    if fault is not None:
-        return aws_error(fault.code, fault.message)
-    service = getattr(response, "service_name", "")
-    if service == "glue" and (backend.glue_owner_routing or from_spark_catalog(response)):
-        denied = route_glue_catalog_id(backend, response, action)
-        if denied is not None:
-            return denied
-    handler = ATHENA_ACTIONS.get(action) if service == "athena" else None
-    if handler is None:
-        return call_moto()
-    answer = handler(backend, response)
+    try:
+        backend.before_call(action)
+        answer = _answer(backend, response, action)
+    except AwsError as error:  # the one place JSON-protocol errors are written
+        return error.json_answer()
     if answer is None:  # not one the emulator answers (e.g. a query it did not run)
         return call_moto()
     if isinstance(answer, str):
         return 200, {"Content-Type": "application/x-amz-json-1.1"}, answer
     return answer
+
+
+def _answer(backend: EmulatorBackend, response: Any, action: str) -> Optional[Answer]:
+    """The emulator's answer to ``action``; None to let moto answer."""
+    service = getattr(response, "service_name", "")
+    if service == "glue" and (backend.glue_owner_routing or from_spark_catalog(response)):
+        route_glue_catalog_id(backend, response, action)
+    handler = ATHENA_ACTIONS.get(action) if service == "athena" else None
+    return None if handler is None else handler(backend, response)
 
 
 def from_spark_catalog(response: Any) -> bool:
@@ -64,24 +62,24 @@ def from_spark_catalog(response: Any) -> bool:
     return headers.get(SPARK_CLIENT_HEADER) == SPARK_CLIENT
 
 
-def route_glue_catalog_id(backend: EmulatorBackend, response: Any, action: str) -> Any:
-    """Point a Glue request at ``CatalogId``'s account, or answer AccessDenied."""
+def route_glue_catalog_id(backend: EmulatorBackend, response: Any, action: str) -> None:
+    """Point a Glue request at ``CatalogId``'s account; :class:`AwsError` AccessDenied when
+    the owner has not granted the caller."""
     try:
         catalog_id = response._get_param("CatalogId")
     except Exception:  # a body that is not JSON: leave it to moto
-        return None
+        return
     caller = response.current_account
     if not catalog_id or catalog_id == caller or not str(catalog_id).isdigit():
-        return None
+        return
     if caller not in backend.catalog.grants.get(str(catalog_id), set()):
-        return aws_error(
+        raise AwsError(
             "AccessDeniedException",
             f"User: arn:aws:sts::{caller}:assumed-role/dbt/dbt-athena is not authorized to "
             f"perform: glue:{action} on resource: arn:aws:glue:{REGION}:{catalog_id}:catalog "
             f"because no resource-based policy allows the glue:{action} action",
         )
     response.current_account = str(catalog_id)
-    return None
 
 
 # ---- data catalogs: lower-case names, as Athena ---------------------------------------------
@@ -95,7 +93,7 @@ def create_data_catalog(backend: EmulatorBackend, response: Any) -> Answer:
         response._get_param("Tags"),
     )
     if not created:
-        return aws_error("InvalidRequestException", f"DataCatalog {name} already exists")
+        raise invalid_request(f"DataCatalog {name} already exists")
     return json.dumps({})
 
 
@@ -141,7 +139,7 @@ def start_session(backend: EmulatorBackend, response: Any) -> Answer:
     work_group = response._get_param("WorkGroup")
     problem = _missing_execution_role(response, work_group)
     if problem:
-        return aws_error("InvalidRequestException", problem)
+        raise invalid_request(problem)
     session = backend.calculations.start_session(
         work_group,
         response._get_param("Description") or "",
@@ -150,22 +148,22 @@ def start_session(backend: EmulatorBackend, response: Any) -> Answer:
     return json.dumps({"SessionId": session.session_id, "State": session.state})
 
 
-def _session(backend: EmulatorBackend, response: Any) -> Optional[Session]:
-    return backend.calculations.sessions.get(response._get_param("SessionId"))
+def _session(backend: EmulatorBackend, response: Any) -> Session:
+    session = backend.calculations.sessions.get(response._get_param("SessionId"))
+    if session is None:
+        raise invalid_request("Session not found")
+    return session
 
 
-def _calculation(backend: EmulatorBackend, response: Any) -> Optional[Calculation]:
-    return backend.calculations.calculations.get(response._get_param("CalculationExecutionId"))
-
-
-SESSION_NOT_FOUND = aws_error("InvalidRequestException", "Session not found")
-CALCULATION_NOT_FOUND = aws_error("InvalidRequestException", "Calculation not found")
+def _calculation(backend: EmulatorBackend, response: Any) -> Calculation:
+    calc = backend.calculations.calculations.get(response._get_param("CalculationExecutionId"))
+    if calc is None:
+        raise invalid_request("Calculation not found")
+    return calc
 
 
 def get_session_status(backend: EmulatorBackend, response: Any) -> Answer:
     session = _session(backend, response)
-    if session is None:
-        return SESSION_NOT_FOUND
     status = _session_status(session)
     if session.state == "CREATING":  # ready from now on
         session.state = "IDLE"
@@ -184,23 +182,18 @@ def list_sessions(backend: EmulatorBackend, response: Any) -> Answer:
 
 def terminate_session(backend: EmulatorBackend, response: Any) -> Answer:
     session = _session(backend, response)
-    if session is None:
-        return SESSION_NOT_FOUND
     session.state = "TERMINATED"
     return json.dumps({"State": session.state})
 
 
 def start_calculation_execution(backend: EmulatorBackend, response: Any) -> Answer:
     session = _session(backend, response)
-    if session is None:
-        return SESSION_NOT_FOUND
     if backend.calculations.stopping:
-        return aws_error("InvalidRequestException", "The emulator is stopping")
+        raise invalid_request("The emulator is stopping")
     if session.state != "IDLE":
         # dbt-athena matches this text to decide to poll until the session is IDLE
-        return aws_error(
-            "InvalidRequestException",
-            f"Session is in the {session.state} state; needs to be IDLE to accept Calculations.",
+        raise invalid_request(
+            f"Session is in the {session.state} state; needs to be IDLE to accept Calculations."
         )
     calc = backend.calculations.start_calculation(session, response._get_param("CodeBlock") or "")
     return json.dumps({"CalculationExecutionId": calc.calculation_id, "State": calc.state})
@@ -208,8 +201,6 @@ def start_calculation_execution(backend: EmulatorBackend, response: Any) -> Answ
 
 def get_calculation_execution(backend: EmulatorBackend, response: Any) -> Answer:
     calc = _calculation(backend, response)
-    if calc is None:
-        return CALCULATION_NOT_FOUND
     prefix = f"s3://emulator/calculations/{calc.calculation_id}"
     return json.dumps(
         {
@@ -228,15 +219,11 @@ def get_calculation_execution(backend: EmulatorBackend, response: Any) -> Answer
 
 def get_calculation_execution_status(backend: EmulatorBackend, response: Any) -> Answer:
     calc = _calculation(backend, response)
-    if calc is None:
-        return CALCULATION_NOT_FOUND
     return json.dumps({"Status": _calc_status(calc)})
 
 
 def stop_calculation_execution(backend: EmulatorBackend, response: Any) -> Answer:
     calc = _calculation(backend, response)
-    if calc is None:
-        return CALCULATION_NOT_FOUND
     backend.calculations.cancel(calc)
     return json.dumps({"State": calc.state})
 

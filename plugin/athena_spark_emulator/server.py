@@ -49,7 +49,7 @@ from athena_spark_emulator.constants import (  # noqa: E402
     REGION,
     SECRET_KEY,
 )
-from athena_spark_emulator.errors import s3_error  # noqa: E402
+from athena_spark_emulator.errors import AwsError  # noqa: E402
 
 ExecutorSpec = Union[str, calculations.Executor, None]
 
@@ -82,11 +82,11 @@ class _EmulatorApp:
             environ.get("QUERY_STRING", ""),
             headers,
         )
-        fault = self.backend.record(action)
-        delay = self.backend.latency.get(action, 0.0)
-        if delay:
-            time.sleep(delay)
-        return s3_error(fault.code, fault.message) if fault is not None else None
+        try:
+            self.backend.before_call(action)
+        except AwsError as error:  # the one place S3 errors are written
+            return error.s3_answer()
+        return None
 
 
 class Emulator:
@@ -198,7 +198,8 @@ class Emulator:
         self.stop()
 
     def reset(self) -> None:
-        """Forget all AWS state (moto's, process-wide), counters, faults and calculations.
+        """Forget all AWS state (moto's, process-wide, and the local files standing for S3
+        objects), counters, faults, grants, latency, sessions and calculations.
 
         What :meth:`prepare` created is created again if it had been called.
         """
@@ -206,6 +207,7 @@ class Emulator:
 
         requests.post(f"{self.endpoint_url}/moto-api/reset", timeout=30)
         self.backend.reset()
+        self.catalog.forget_files()
         if self._prepared:
             self.prepare()
 
@@ -283,6 +285,11 @@ class Emulator:
     def inject_error(self, action: str, code: str, message: str = "", times: int = 1) -> None:
         """Answer the next ``times`` calls of ``action`` with AWS error ``code`` (S3 too)."""
         self.backend.inject(action, code, message or f"{code} (injected)", times)
+
+    def clear_faults(self) -> None:
+        """Forget the injected errors not yet answered (``inject_error``)."""
+        with self.backend.lock:
+            self.backend.faults.clear()
 
     # -- clients, environment, dbt --------------------------------------------------
     def client(self, service: str) -> Any:

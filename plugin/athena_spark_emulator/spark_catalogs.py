@@ -22,10 +22,12 @@
   Iceberg table of the session's account; anything else falls back to the Hive client,
   as Iceberg's SparkSessionCatalog does (a ``<account>/<db>`` namespace is not a valid
   Iceberg identifier).
-* ``spark.sql`` answers ``SHOW TBLPROPERTIES`` from the same resolution (Glue parameters
-  through the Hive client; Iceberg properties through an Iceberg catalog), and runs
-  dbt-athena's ``CREATE TABLE ... USING iceberg ... AS SELECT`` by writing a real Iceberg
-  table with pyiceberg into the session's account. Every other statement is real Spark's.
+* ``spark.sql`` picks its handler from the emulator's one table of statement handlers
+  (``handlers.HANDLERS``, dialect ``spark``, keyed by the class of Spark's parsed plan): it
+  answers ``SHOW TBLPROPERTIES`` from the same resolution (Glue parameters through the Hive
+  client; Iceberg properties through an Iceberg catalog), and runs dbt-athena's ``CREATE
+  TABLE ... USING iceberg ... AS SELECT`` by writing a real Iceberg table with pyiceberg into
+  the session's account. Every other statement is real Spark's.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from athena_spark_emulator.catalog import (
     is_iceberg,
 )
 from athena_spark_emulator.constants import REGION
+from athena_spark_emulator.handlers import HANDLERS, SPARK
 
 CATALOG_PREFIX = "spark.sql.catalog."
 SESSION_CATALOG = "spark_catalog"
@@ -355,7 +358,8 @@ def _parts(seq: Any) -> List[str]:
     return [str(seq.apply(i)) for i in range(seq.size())]
 
 
-def show_properties(real: Any, state: SessionState, plan: Any) -> Any:
+@HANDLERS.register(SPARK, ["ShowTableProperties"])
+def show_properties(real: Any, state: SessionState, plan: Any, text: str) -> Any:
     parts = _parts(plan.table().multipartIdentifier())
     found = properties(real, state, parts, quoted(parts))
     key = str(plan.propertyKey().get()) if plan.propertyKey().isDefined() else None
@@ -367,6 +371,7 @@ def show_properties(real: Any, state: SessionState, plan: Any) -> Any:
     return real.createDataFrame(rows, "key string, value string")
 
 
+@HANDLERS.register(SPARK, ["CreateTableAsSelect USING iceberg"])
 def iceberg_ctas(real: Any, state: SessionState, plan: Any, text: str) -> Any:
     """``CREATE TABLE <db>.<t> USING iceberg LOCATION ... AS SELECT`` into the session's
     account, through SparkSessionCatalog (dbt-athena's write for ``table_type: iceberg``)."""
@@ -407,14 +412,21 @@ def sql(real: Any, state: SessionState, text: str, *args: Any, **kwargs: Any) ->
         plan = real._jsparkSession.sessionState().sqlParser().parsePlan(text)
     except Exception:  # real Spark raises its own ParseException
         return real.sql(text, *args, **kwargs)
-    kind = plan.getClass().getSimpleName()
-    if kind == "ShowTableProperties":
-        return show_properties(real, state, plan)
+    handler = HANDLERS.find(SPARK, spark_kind(plan))
+    if handler is None:
+        return real.sql(text, *args, **kwargs)
+    return handler.run(real, state, plan, text)
+
+
+def spark_kind(plan: Any) -> str:
+    """The kind of a parsed Spark plan in the handler table: its class name, with the
+    provider for a CTAS (``CreateTableAsSelect USING iceberg``)."""
+    kind = str(plan.getClass().getSimpleName())
     if kind == "CreateTableAsSelect":
         provider = plan.tableSpec().provider()
-        if provider.isDefined() and str(provider.get()).lower() == "iceberg":
-            return iceberg_ctas(real, state, plan, text)
-    return real.sql(text, *args, **kwargs)
+        if provider.isDefined():
+            return f"{kind} USING {str(provider.get()).lower()}"
+    return kind
 
 
 def frame_of(real: Any, catalog: Catalog, ref: TableRef) -> Any:

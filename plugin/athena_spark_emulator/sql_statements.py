@@ -1,7 +1,8 @@
 """The Athena SQL statements the emulator runs: one handler per statement kind.
 
 ``StartQueryExecution`` (``sql.py``) parses the statement (``athena_sql.parse``), looks its
-kind (``athena_sql.statement_kind``) up in :data:`HANDLERS` and runs the handler on the
+kind (``athena_sql.statement_kind``) up in the emulator's one table of statement handlers
+(``handlers.HANDLERS``, dialect ``athena``) and runs the handler on the
 emulator's Glue catalog and files, with the Spark executor's local session as the engine:
 the same catalog, files and session that Python models read and write, so a SQL model's
 table is what a Python model reads and the other way round. A kind without a handler, or a
@@ -38,6 +39,7 @@ from athena_spark_emulator.catalog import (
     is_iceberg,
 )
 from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION
+from athena_spark_emulator.handlers import ATHENA, HANDLERS, Handler
 
 DEFAULT_CATALOG = "awsdatacatalog"
 VIEW_TEXT_PREFIX = "/* Presto View: "
@@ -68,26 +70,14 @@ class Outcome:
     update_count: Optional[int] = None
 
 
-@dataclass(frozen=True)
-class Handler:
-    run: Callable[[Engine, Statement], Outcome]
-    needs_spark: bool  # reads or writes data (else: Glue metadata only)
-
-
-HANDLERS: Dict[str, Handler] = {}
-
-
 def handles(*kinds: str, spark: bool = True) -> Callable[[Any], Any]:
-    def register(fn: Callable[[Engine, Statement], Outcome]) -> Callable[..., Outcome]:
-        for kind in kinds:
-            HANDLERS[kind] = Handler(fn, spark)
-        return fn
-
-    return register
+    """Register ``fn(engine, statement) -> Outcome`` for Athena statements of ``kinds``
+    (``spark=False``: it changes Glue metadata only, so it runs without Spark too)."""
+    return HANDLERS.register(ATHENA, kinds, needs_spark=spark)
 
 
 def handler_for(statement: Statement) -> Handler:
-    handler = HANDLERS.get(statement.kind)
+    handler = HANDLERS.find(ATHENA, statement.kind)
     if handler is None:
         raise Untranslatable(f"{statement.kind} statements", statement.text)
     return handler

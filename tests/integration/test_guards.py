@@ -208,7 +208,7 @@ def test_an_internal_server_error_is_not_a_permission_problem(dbt, world):
     try:
         out = dbt("run", "--select", "guard_partner", ok=False)
     finally:
-        world.backend.faults.clear()
+        world.clear_faults()
     assert "athena:GetDataCatalog for catalog 'partner_catalog' failed" in out
     assert "InternalServerException" in out
     message = out[out.index("athena:GetDataCatalog for catalog 'partner_catalog' failed") :]

@@ -78,11 +78,11 @@ def test_each_statement_kind_dbt_athena_sends(statement: str, kind: str) -> None
     ],
 )
 def test_every_kind_has_one_handler(kind: str) -> None:
-    assert kind in sql_statements.HANDLERS
+    assert kind in sql_statements.HANDLERS.kinds("athena")
 
 
 def test_metadata_statements_need_no_spark_and_data_statements_do() -> None:
-    needs = {k: h.needs_spark for k, h in sql_statements.HANDLERS.items()}
+    needs = {k: h.needs_spark for k, h in sql_statements.HANDLERS.kinds("athena").items()}
     assert not needs["DROP TABLE"] and not needs["ALTER TABLE RENAME"]
     assert needs["SELECT"] and needs["CREATE TABLE AS"] and needs["INSERT"]
 
