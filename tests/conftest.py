@@ -94,6 +94,18 @@ def tables_read(code: str) -> Optional[Dict[str, object]]:
 SESSION_EMULATOR: List[Emulator] = []  # the `emulator` fixture's, for helpers without it
 
 
+@pytest.fixture(scope="module", autouse=True)
+def fresh_emulator_per_module() -> Iterator[None]:
+    """Every test module starts from an empty session emulator (no AWS state, files,
+    grants, faults, counters or calculations; the buckets and work groups of ``prepare``
+    again), so no module leans on what another left behind: CI runs one leg in random
+    order (pytest-randomly) to prove it. Autouse, so it runs before the module's own
+    fixtures seed their world; it starts no emulator."""
+    if SESSION_EMULATOR:
+        SESSION_EMULATOR[0].reset()
+    yield
+
+
 @pytest.fixture(scope="session")
 def emulator() -> Iterator[Emulator]:
     with Emulator() as emu, pytest.MonkeyPatch.context() as mp:
@@ -105,6 +117,7 @@ def emulator() -> Iterator[Emulator]:
         mp.setenv("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
         emu.prepare()
         yield emu
+        SESSION_EMULATOR.clear()
 
 
 @pytest.fixture(scope="class")

@@ -40,8 +40,6 @@ def emu(emulator: Emulator) -> Emulator:
             }
         }
     )
-    # OWNER_B grants nobody, whatever an earlier module's seed granted in this session
-    emulator.catalog.revoke(OWNER_B)
     return emulator
 
 
