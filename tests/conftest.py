@@ -34,6 +34,7 @@ __all__ = [
     "dbt_core_version",
     "ensure_data_catalog",
     "newest_leg_only",
+    "one_ci_leg",
     "prepare_base",
     "read_plan_in",
     "run_in_threads",
@@ -54,6 +55,24 @@ def newest_leg_only(what: str) -> pytest.MarkDecorator:
     accepts for a test skipped in the other legs."""
     return pytest.mark.skipif(
         dbt_core_version() < (1, 12), reason=f"version-gated: {what} runs in the dbt-core 1.12 leg"
+    )
+
+
+LEGS = {"min": "dbt-core 1.9", "mid": "dbt-core 1.11", "max": "dbt-core 1.12"}
+
+
+def one_ci_leg(what: str, leg: str) -> pytest.MarkDecorator:
+    """In CI (``.ci/run`` sets ``CI_LEG``), run ``what`` in ``leg`` only, so that the slow
+    end-to-end suites are spread over the three legs that share two cores; outside CI it
+    always runs. The reason names dbt-core, which CI's summary accepts as version-gated."""
+    import os
+
+    if leg not in LEGS:
+        raise ValueError(f"leg is one of {sorted(LEGS)}, not {leg!r}")
+    current = os.environ.get("CI_LEG")
+    return pytest.mark.skipif(
+        current is not None and current != leg,
+        reason=f"version-gated: CI runs {what} in its {leg} leg ({LEGS[leg]}) only",
     )
 
 

@@ -20,13 +20,13 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.catalog import TableRef
-from tests.conftest import REPO_ROOT, dbt_cli, newest_leg_only
+from tests.conftest import REPO_ROOT, dbt_cli, one_ci_leg
 from tests.integration.conftest import rows, seeded_with_spark
 
 pytestmark = [
     pytest.mark.spark,
     pytest.mark.dbt,
-    newest_leg_only("the realistic project suite (for CI time: SQL now runs in Spark)"),
+    one_ci_leg("the realistic project suite (CI time: SQL runs in Spark)", "min"),
 ]
 
 PROJECT = Path(__file__).with_name("realistic_project")
