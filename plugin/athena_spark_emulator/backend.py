@@ -21,7 +21,7 @@ import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Set
 
 from athena_spark_emulator.calculations import CalculationStore, Executor
 from athena_spark_emulator.catalog import Catalog
@@ -45,12 +45,16 @@ class SqlLog:
     outcomes: Dict[str, Any] = field(default_factory=dict)  # id -> sql_statements.Outcome
     applied: List[str] = field(default_factory=list)  # statements that succeeded, in order
     seen: List[str] = field(default_factory=list)  # every statement seen
+    tokens: Dict[str, str] = field(default_factory=dict)  # ClientRequestToken -> id
+    running: Set[str] = field(default_factory=set)  # ids of statements being run
 
     def reset(self) -> None:
         self.failures.clear()
         self.outcomes.clear()
         self.applied.clear()
         self.seen.clear()
+        self.tokens.clear()
+        self.running.clear()
 
 
 class EmulatorBackend:

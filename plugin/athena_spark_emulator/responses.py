@@ -234,8 +234,15 @@ def get_query_results(backend: EmulatorBackend, response: Any) -> Optional[Answe
     return sql.get_query_results(backend, response)
 
 
+def start_query_execution(backend: EmulatorBackend, response: Any) -> Optional[Answer]:
+    from athena_spark_emulator import sql
+
+    return sql.start_query_request(backend, response)
+
+
 ATHENA_ACTIONS: Dict[str, Callable[[EmulatorBackend, Any], Optional[Answer]]] = {
     "GetQueryResults": get_query_results,
+    "StartQueryExecution": start_query_execution,
     "CreateDataCatalog": create_data_catalog,
     "GetDataCatalog": get_data_catalog,
     "StartSession": start_session,

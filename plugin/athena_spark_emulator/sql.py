@@ -16,6 +16,7 @@ fails, naming ``--spark``.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any, Callable, Dict, Optional
 
 from athena_spark_emulator import athena_sql, sql_statements
@@ -96,14 +97,40 @@ def start_query_execution(
     backend = current()
     if backend is None:
         return exec_id  # not an emulator request: moto's behaviour
+    token = getattr(_REQUEST, "token", None)
+    _REQUEST.token = None
+    if token:
+        backend.sql.tokens[token] = exec_id  # a retry of this request gets this execution
     backend.sql.seen.append(query)
+    backend.sql.running.add(exec_id)
     try:
         backend.sql.outcomes[exec_id] = run(backend, query, _context(args, kwargs))
         backend.sql.applied.append(query)
     except Exception as exc:  # the query fails, as Athena's would
         backend.sql.failures[exec_id] = _reason(exc)
         athena.executions[exec_id].status = "FAILED"
+    finally:
+        backend.sql.running.discard(exec_id)
     return exec_id
+
+
+_REQUEST = threading.local()  # the ClientRequestToken of the StartQueryExecution being served
+
+
+def start_query_request(backend: EmulatorBackend, response: Any) -> Optional[str]:
+    """``StartQueryExecution`` is idempotent per ``ClientRequestToken``, as on Athena
+    (botocore fills the token once per call and sends it again on a retry): a token already
+    seen answers with its execution and runs nothing; a new one goes to moto and is
+    remembered by :func:`start_query_execution`. A statement queued behind the emulator's
+    Spark for longer than the client's read timeout is then not run twice."""
+    token = response._get_param("ClientRequestToken")
+    if not token:
+        return None
+    previous = backend.sql.tokens.get(token)
+    if previous is not None:
+        return json.dumps({"QueryExecutionId": previous})
+    _REQUEST.token = token
+    return None
 
 
 def get_query_execution(original: Callable[[Any], Any], response: Any) -> Any:
@@ -116,11 +143,15 @@ def get_query_execution(original: Callable[[Any], Any], response: Any) -> Any:
     exec_id = response._get_param("QueryExecutionId")
     reason = backend.sql.failures.get(exec_id)
     outcome = backend.sql.outcomes.get(exec_id)
-    if reason is None and outcome is None:
+    running = exec_id in backend.sql.running
+    if reason is None and outcome is None and not running:
         return body
     data = json.loads(body)
     execution = data["QueryExecution"]
-    if reason is not None:
+    if running:  # still being run (a retried start found it): poll again, as on Athena
+        execution["Status"]["State"] = "RUNNING"
+        execution["Status"].pop("CompletionDateTime", None)
+    elif reason is not None:
         execution["Status"]["State"] = "FAILED"
         execution["Status"]["StateChangeReason"] = reason
         execution["Status"]["AthenaError"] = {"ErrorCategory": 2, "ErrorType": 1006}
