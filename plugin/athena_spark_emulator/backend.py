@@ -43,12 +43,14 @@ class SqlLog:
     outcomes: Dict[str, Any] = field(default_factory=dict)  # id -> sql_statements.Outcome
     applied: List[str] = field(default_factory=list)  # statements that succeeded, in order
     seen: List[str] = field(default_factory=list)  # every statement seen
+    millis: Dict[str, int] = field(default_factory=dict)  # id -> parse + run, milliseconds
 
     def reset(self) -> None:
         self.failures.clear()
         self.outcomes.clear()
         self.applied.clear()
         self.seen.clear()
+        self.millis.clear()
 
 
 class EmulatorBackend:

@@ -16,6 +16,7 @@ fails, naming ``--spark``.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Callable, Dict, Optional
 
 from athena_spark_emulator import athena_sql, sql_statements
@@ -97,18 +98,21 @@ def start_query_execution(
     if backend is None:
         return exec_id  # not an emulator request: moto's behaviour
     backend.sql.seen.append(query)
+    started = time.perf_counter()
     try:
         backend.sql.outcomes[exec_id] = run(backend, query, _context(args, kwargs))
         backend.sql.applied.append(query)
     except Exception as exc:  # the query fails, as Athena's would
         backend.sql.failures[exec_id] = _reason(exc)
         athena.executions[exec_id].status = "FAILED"
+    finally:
+        backend.sql.millis[exec_id] = round((time.perf_counter() - started) * 1000)
     return exec_id
 
 
 def get_query_execution(original: Callable[[Any], Any], response: Any) -> Any:
-    """moto's AthenaResponse.get_query_execution with the state, reason and statement type
-    of the statement as the emulator ran it."""
+    """moto's AthenaResponse.get_query_execution with the state, reason, statement type and
+    execution time (``Statistics``) of the statement as the emulator ran it."""
     body = original(response)
     backend = current()
     if backend is None or not isinstance(body, str):
@@ -120,6 +124,11 @@ def get_query_execution(original: Callable[[Any], Any], response: Any) -> Any:
         return body
     data = json.loads(body)
     execution = data["QueryExecution"]
+    if exec_id in backend.sql.millis:  # parse, translate and run: no queue, no planning
+        millis = backend.sql.millis[exec_id]
+        execution.setdefault("Statistics", {}).update(
+            EngineExecutionTimeInMillis=millis, TotalExecutionTimeInMillis=millis
+        )
     if reason is not None:
         execution["Status"]["State"] = "FAILED"
         execution["Status"]["StateChangeReason"] = reason
