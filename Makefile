@@ -105,7 +105,7 @@ demo: install ## the main job: dbt deps + dbt run on integration_tests/ against 
 	@scripts/check-java.sh
 	$(BIN)/python -m athena_spark_emulator.demo --project-dir integration_tests
 
-bench: install ## the benchmarks; writes bench/RESULTS.md (7 to 17 minutes), then prints the SQL engine figures
+bench: install ## the benchmarks; writes bench/RESULTS.md (7 to 17 minutes, plus about 6 for the generated project with Spark), then prints the SQL engine figures
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/sql_engine.py
 

@@ -47,6 +47,7 @@ class SqlLog:
     seen: List[str] = field(default_factory=list)  # every statement seen
     tokens: Dict[str, str] = field(default_factory=dict)  # ClientRequestToken -> id
     running: Set[str] = field(default_factory=set)  # ids of statements being run
+    millis: Dict[str, int] = field(default_factory=dict)  # id -> parse + run, milliseconds
 
     def reset(self) -> None:
         self.failures.clear()
@@ -55,6 +56,7 @@ class SqlLog:
         self.seen.clear()
         self.tokens.clear()
         self.running.clear()
+        self.millis.clear()
 
 
 class EmulatorBackend:

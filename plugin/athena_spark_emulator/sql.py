@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Any, Callable, Dict, Optional
 
 from athena_spark_emulator import athena_sql, sql_statements
@@ -103,6 +104,7 @@ def start_query_execution(
         backend.sql.tokens[token] = exec_id  # a retry of this request gets this execution
     backend.sql.seen.append(query)
     backend.sql.running.add(exec_id)
+    started = time.perf_counter()
     try:
         backend.sql.outcomes[exec_id] = run(backend, query, _context(args, kwargs))
         backend.sql.applied.append(query)
@@ -111,6 +113,7 @@ def start_query_execution(
         athena.executions[exec_id].status = "FAILED"
     finally:
         backend.sql.running.discard(exec_id)
+        backend.sql.millis[exec_id] = round((time.perf_counter() - started) * 1000)
     return exec_id
 
 
@@ -134,8 +137,8 @@ def start_query_request(backend: EmulatorBackend, response: Any) -> Optional[str
 
 
 def get_query_execution(original: Callable[[Any], Any], response: Any) -> Any:
-    """moto's AthenaResponse.get_query_execution with the state, reason and statement type
-    of the statement as the emulator ran it."""
+    """moto's AthenaResponse.get_query_execution with the state, reason, statement type and
+    execution time (``Statistics``) of the statement as the emulator ran it."""
     body = original(response)
     backend = current()
     if backend is None or not isinstance(body, str):
@@ -148,6 +151,11 @@ def get_query_execution(original: Callable[[Any], Any], response: Any) -> Any:
         return body
     data = json.loads(body)
     execution = data["QueryExecution"]
+    if exec_id in backend.sql.millis:  # parse, translate and run: no queue, no planning
+        millis = backend.sql.millis[exec_id]
+        execution.setdefault("Statistics", {}).update(
+            EngineExecutionTimeInMillis=millis, TotalExecutionTimeInMillis=millis
+        )
     if running:  # still being run (a retried start found it): poll again, as on Athena
         execution["Status"]["State"] = "RUNNING"
         execution["Status"].pop("CompletionDateTime", None)
