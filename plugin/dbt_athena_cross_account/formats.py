@@ -202,7 +202,7 @@ def readable() -> List[str]:
 
 
 # ---- the per-source override -------------------------------------------------------------
-BAD_OVERRIDE = "dbt_athena_cross_account: model '{model}' reads {label}, whose meta {key} is {value}, which is not one of {allowed}. Fix: set it to one of them, or remove it to detect the format when the model runs."
+BAD_OVERRIDE = "dbt_athena_cross_account: model '{model}' reads {label}, whose meta spark_table_format is {value}, which is not one of {allowed}. Fix: set it to one of them, or remove it to detect the format when the model runs."
 
 
 def check_override(model: str, label: str, value: Any) -> Optional[str]:
@@ -215,7 +215,7 @@ def check_override(model: str, label: str, value: Any) -> Optional[str]:
     allowed = ", ".join(repr(n) for n in readable())
     raise CrossAccountCatalogError(
         BAD_OVERRIDE.format(
-            model=model, label=label, key=OVERRIDE_KEY, value=repr(value), allowed=allowed
+            model=model, label=label, value=repr(value), allowed=allowed
         )
     )
 
