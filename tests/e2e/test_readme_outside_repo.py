@@ -109,7 +109,9 @@ class Shell:
         return done
 
 
-def test_docs_test_your_own_project_on_the_emulator(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_docs_test_your_own_project_on_the_emulator(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     section = page_section()
     files = project_files(section)
     assert {"dbt_project.yml", "packages.yml", "profiles.yml", "seed.yml"} <= set(files)

@@ -8,7 +8,7 @@ from typing import Tuple
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.catalog import TableRef
-from tests.conftest import prepare_base
+from tests.stack import prepare_base
 
 
 def run(emulator: Emulator, sql: str) -> Tuple[str, str]:

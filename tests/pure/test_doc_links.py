@@ -12,8 +12,12 @@ import pytest
 from tests.conftest import REPO_ROOT
 
 DOCS = sorted(
-    [REPO_ROOT / "README.md", REPO_ROOT / "CONTRIBUTING.md", REPO_ROOT / "bench" / "README.md"]
-    + list((REPO_ROOT / "docs").glob("*.md"))
+    [
+        REPO_ROOT / "README.md",
+        REPO_ROOT / "CONTRIBUTING.md",
+        REPO_ROOT / "bench" / "README.md",
+        *(REPO_ROOT / "docs").glob("*.md"),
+    ]
 )
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 _FENCE = re.compile(r"^```.*?^```", re.S | re.M)
