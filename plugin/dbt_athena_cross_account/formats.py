@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from dbt_athena_cross_account.errors import FAIL, PASS, WARN, CrossAccountCatalogError
 from dbt_athena_cross_account.names import (
     iceberg_catalog_name,
     iceberg_table_name,
@@ -32,9 +33,6 @@ from dbt_athena_cross_account.names import (
     table_part,
     table_property_statement,
 )
-from dbt_athena_cross_account.resolver import CrossAccountCatalogError
-
-PASS, WARN, FAIL = "PASS", "WARN", "FAIL"  # the doctor's statuses (doctor/rows.py)
 
 HIVE = "hive"
 ICEBERG = "iceberg"
@@ -214,9 +212,7 @@ def check_override(model: str, label: str, value: Any) -> Optional[str]:
         return name
     allowed = ", ".join(repr(n) for n in readable())
     raise CrossAccountCatalogError(
-        BAD_OVERRIDE.format(
-            model=model, label=label, value=repr(value), allowed=allowed
-        )
+        BAD_OVERRIDE.format(model=model, label=label, value=repr(value), allowed=allowed)
     )
 
 
