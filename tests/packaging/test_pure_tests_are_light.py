@@ -52,8 +52,15 @@ def requirement_closure(roots: List[str]) -> Dict[str, metadata.Distribution]:
     return found
 
 
-def top_level(file: metadata.PackagePath) -> str:
-    return file.parts[0]
+def recorded(dist: metadata.Distribution) -> List[str]:
+    """The paths a distribution's RECORD lists (relative to site-packages), read as text:
+    ``dist.files`` builds a path object per file, far too slow for every installed one."""
+    record = dist.read_text("RECORD") or ""
+    return [line.rsplit(",", 2)[0] for line in record.splitlines() if line.strip()]
+
+
+def top_level(path: str) -> str:
+    return path.split("/", 1)[0]
 
 
 def link_distributions(dists: Dict[str, metadata.Distribution], target: Path) -> int:
@@ -62,15 +69,20 @@ def link_distributions(dists: Dict[str, metadata.Distribution], target: Path) ->
     of a shared one (the ``dbt`` namespace) file by file."""
     owners: Dict[str, Set[str]] = {}
     for dist in metadata.distributions():
-        for file in dist.files or []:
-            owners.setdefault(top_level(file), set()).add(canonicalize_name(dist.metadata["Name"]))
+        owner = canonicalize_name(dist.metadata["Name"])
+        for path in recorded(dist):
+            owners.setdefault(top_level(path), set()).add(owner)
     linked = 0
     for name, dist in dists.items():
-        for file in dist.files or []:
-            if file.parts[0] == ".." or "__pycache__" in file.parts:
-                continue  # console scripts, byte code
-            whole = owners[top_level(file)] == {name}
-            relative = Path(top_level(file)) if whole else Path(str(file))
+        done: Set[str] = set()
+        for path in recorded(dist):
+            top = top_level(path)
+            if top == ".." or "__pycache__" in path or top in done:
+                continue  # console scripts, byte code, a top-level entry already linked
+            whole = owners[top] == {name}
+            relative = top if whole else path
+            if whole:
+                done.add(top)
             source = Path(str(dist.locate_file(relative)))
             destination = target / relative
             if destination.is_symlink() or destination.exists() or not source.exists():
