@@ -3,8 +3,8 @@ library, so the pure tests (tests/pure/) run with only the plugin's own dependen
 installed (tests/packaging/test_pure_tests_are_light.py checks it in such a venv).
 
 The heavy fixtures (one local emulator per test run, dbt-tests-adapter's project fixtures
-pointed at it, an environment without the plugin) are the plugin ``tests.stack``, which
-this conftest registers unless every path pytest was given is under tests/pure/."""
+pointed at it, an environment without the plugin) are the plugins in ``HEAVY_PLUGINS``,
+which this conftest registers unless every path pytest was given is under tests/pure/."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PURE_TESTS = REPO_ROOT / "tests" / "pure"
-HEAVY_PLUGIN = "tests.stack"
+# dbt-tests-adapter's project fixtures, then ours: registered in this order, so that our
+# fixtures of the same name (dbt_profile_target: dbt-athena on the emulator) win.
+HEAVY_PLUGINS = ("dbt.tests.fixtures.project", "tests.stack")
 
 
 def only_pure_tests(args: List[str], invoked_in: Path) -> bool:
@@ -27,7 +29,8 @@ def only_pure_tests(args: List[str], invoked_in: Path) -> bool:
 
 def pytest_configure(config: pytest.Config) -> None:
     if not only_pure_tests(list(config.args), config.invocation_params.dir):
-        config.pluginmanager.import_plugin(HEAVY_PLUGIN)
+        for plugin in HEAVY_PLUGINS:
+            config.pluginmanager.import_plugin(plugin)
 
 
 def dbt_core_version() -> tuple:

@@ -1,6 +1,7 @@
-"""The heavy test fixtures, a pytest plugin that tests/conftest.py registers for every run
-that is not only tests/pure/: one local emulator per test run, dbt-tests-adapter's project
-fixtures pointed at it, and an environment without the plugin. Also the dbt target/profile
+"""The heavy test fixtures, a pytest plugin that tests/conftest.py registers (after
+dbt-tests-adapter's project fixtures, so ours win) for every run that is not only
+tests/pure/: one local emulator per test run, dbt-tests-adapter's project fixtures pointed
+at it, and an environment without the plugin. Also the dbt target/profile
 helpers of the emulator package (bench/ and users need them too), for the tests that import
 them from here."""
 
@@ -18,8 +19,6 @@ from athena_spark_emulator import Emulator
 from athena_spark_emulator.constants import DATA_BUCKET, SPARK_WORK_GROUP, STAGING_BUCKET
 from athena_spark_emulator.profile import athena_target, dbt_cli, ensure_data_catalog
 from athena_spark_emulator.profile import prepare as prepare_base
-
-pytest_plugins = ["dbt.tests.fixtures.project"]
 
 __all__ = [
     "DATA_BUCKET",
