@@ -86,8 +86,10 @@ test: install $(CONNECT_STAMP) ## every test: unit, packaging, generated code (S
 	@scripts/check-java.sh
 	SPARK_CONNECT_PYTHON=$(abspath $(CONNECT_VENV))/bin/python $(BIN)/python -m pytest $(PYTEST_ARGS)
 
-unit: install ## the unit tests only
-	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
+# tests/pure/ runs with only the plugin's own dependencies (tests/packaging/test_pure_tests_are_light.py
+# proves it in a venv that has nothing else); tests/unit/ uses the test stack (moto, hypothesis).
+unit: install ## the pure and unit tests only (seconds; no Spark, no dbt CLI)
+	$(BIN)/python -m pytest tests/pure tests/unit $(PYTEST_ARGS)
 
 # Configuration (rules, complexity limit, per-file exceptions and their reasons) is in
 # pyproject.toml: [tool.ruff] and [tool.mypy].

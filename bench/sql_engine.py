@@ -1,5 +1,5 @@
-"""Figures behind the emulator's Athena SQL engine choice (README, "Test your own project
-locally"): prints, does not assert.
+"""Figures behind the emulator's Athena SQL engine choice (docs/testing-on-the-emulator.md,
+"Test your own project on the emulator"): prints, does not assert.
 
 1. Translation: sqlglot (read="athena") parse + statement kind + Spark rendering of the
    statements dbt-athena sends, median per statement after the first call.

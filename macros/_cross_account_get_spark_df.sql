@@ -110,8 +110,8 @@ def get_spark_df(identifier):
     read = _CROSS_ACCOUNT_TABLES.get(identifier)
     if read is None:
         raise KeyError(
-            "dbt_athena_cross_account: get_spark_df(" + repr(identifier) + ") is not a ref or "
-            "source of this model, so it has no compile-time read plan. Known: "
+            "dbt_athena_cross_account: get_spark_df(" + repr(identifier) + ") "
+            "is not a ref or source of this model, so it has no compile-time read plan. Known: "
             + repr(sorted(_CROSS_ACCOUNT_TABLES))
         )
     table_format = read.get("format") or "hive"

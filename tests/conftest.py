@@ -1,45 +1,36 @@
-"""Shared fixtures: one local emulator per test run, dbt-tests-adapter's project fixtures
-pointed at it, helpers to run the real dbt CLI, and an environment without the plugin."""
+"""The root conftest: light on purpose. It imports nothing beyond pytest and the standard
+library, so the pure tests (tests/pure/) run with only the plugin's own dependencies
+installed (tests/packaging/test_pure_tests_are_light.py checks it in such a venv).
+
+The heavy fixtures (one local emulator per test run, dbt-tests-adapter's project fixtures
+pointed at it, an environment without the plugin) are the plugins in ``HEAVY_PLUGINS``,
+which this conftest registers unless every path pytest was given is under tests/pure/."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import sysconfig
 import threading
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import pytest
 
-from athena_spark_emulator import Emulator
-
-# The dbt target/profile helpers live in the emulator package (bench/ and users need them
-# too); re-exported here for the tests that import them from tests.conftest.
-from athena_spark_emulator.constants import DATA_BUCKET, SPARK_WORK_GROUP, STAGING_BUCKET
-from athena_spark_emulator.profile import athena_target, dbt_cli, ensure_data_catalog
-from athena_spark_emulator.profile import prepare as prepare_base
-
-pytest_plugins = ["dbt.tests.fixtures.project"]
-
 REPO_ROOT = Path(__file__).resolve().parents[1]
+PURE_TESTS = REPO_ROOT / "tests" / "pure"
+# dbt-tests-adapter's project fixtures, then ours: registered in this order, so that our
+# fixtures of the same name (dbt_profile_target: dbt-athena on the emulator) win.
+HEAVY_PLUGINS = ("dbt.tests.fixtures.project", "tests.stack")
 
-__all__ = [
-    "DATA_BUCKET",
-    "REPO_ROOT",
-    "SPARK_WORK_GROUP",
-    "STAGING_BUCKET",
-    "athena_target",
-    "dbt_cli",
-    "dbt_core_version",
-    "ensure_data_catalog",
-    "newest_leg_only",
-    "one_ci_leg",
-    "prepare_base",
-    "read_plan_in",
-    "run_in_threads",
-    "tables_read",
-]
+
+def only_pure_tests(args: List[str], invoked_in: Path) -> bool:
+    """True when every path pytest was given is under tests/pure/ (``path::test`` too)."""
+    paths = [(invoked_in / arg.split("::", 1)[0]).resolve() for arg in args]
+    return bool(paths) and all(p == PURE_TESTS or PURE_TESTS in p.parents for p in paths)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not only_pure_tests(list(config.args), config.invocation_params.dir):
+        for plugin in HEAVY_PLUGINS:
+            config.pluginmanager.import_plugin(plugin)
 
 
 def dbt_core_version() -> tuple:
@@ -108,80 +99,3 @@ def tables_read(code: str) -> Optional[Dict[str, object]]:
     """``{relation string: Spark table name}`` of the read plan in submitted code."""
     plan = read_plan_in(code)
     return None if plan is None else {key: entry["table"] for key, entry in plan.items()}
-
-
-SESSION_EMULATOR: List[Emulator] = []  # the `emulator` fixture's, for helpers without it
-
-
-@pytest.fixture(scope="module", autouse=True)
-def fresh_emulator_per_module() -> Iterator[None]:
-    """Every test module starts from an empty session emulator (no AWS state, files,
-    grants, faults, counters or calculations; the buckets and work groups of ``prepare``
-    again), so no module leans on what another left behind: CI runs one leg in random
-    order (pytest-randomly) to prove it. Autouse, so it runs before the module's own
-    fixtures seed their world; it starts no emulator."""
-    if SESSION_EMULATOR:
-        SESSION_EMULATOR[0].reset()
-    yield
-
-
-@pytest.fixture(scope="session")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu, pytest.MonkeyPatch.context() as mp:
-        SESSION_EMULATOR[:] = [emu]
-        for key, value in emu.env().items():
-            mp.setenv(key, value)
-        # dbt must never pick up a developer's real AWS profile in tests.
-        mp.delenv("AWS_PROFILE", raising=False)
-        mp.setenv("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
-        emu.prepare()
-        yield emu
-        SESSION_EMULATOR.clear()
-
-
-@pytest.fixture(scope="class")
-def dbt_profile_target(emulator: Emulator) -> Dict[str, object]:
-    """dbt-tests-adapter's target: dbt-athena pointed at the emulator."""
-    return athena_target()
-
-
-@pytest.fixture(scope="session")
-def python_without_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real environment with dbt-core and dbt-athena but without the plugin.
-
-    A pip-less venv whose site-packages links every entry of this one except
-    dbt_athena_cross_account and its dist-info.
-    """
-    root = tmp_path_factory.mktemp("venv-noplugin")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
-    ours = Path(sysconfig.get_paths()["purelib"])
-    theirs = Path(
-        subprocess.run(
-            [
-                str(root / "bin" / "python"),
-                "-c",
-                "import sysconfig;print(sysconfig.get_paths()['purelib'])",
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    )
-    for entry in ours.iterdir():
-        name = entry.name.lower()
-        if name.startswith("dbt_athena_cross_account"):
-            continue
-        target = theirs / entry.name
-        if not target.exists():
-            target.symlink_to(entry)
-    probe = subprocess.run(
-        [
-            str(root / "bin" / "python"),
-            "-c",
-            "import dbt.adapters.athena, dbt_athena_cross_account",
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert "No module named 'dbt_athena_cross_account'" in probe.stderr, probe.stderr
-    return root / "bin" / "python"

@@ -22,9 +22,10 @@ from dbt_athena_cross_account import guard, overrides
 from dbt_athena_cross_account._aws import connection_clients
 from dbt_athena_cross_account.doctor.adapter_method import parse_stub as _doctor_stub
 from dbt_athena_cross_account.doctor.adapter_method import run_cross_account_doctor
+from dbt_athena_cross_account.errors import CrossAccountCatalogError
 from dbt_athena_cross_account.flags import FlagError
 from dbt_athena_cross_account.plan import Read, build_read_plan
-from dbt_athena_cross_account.resolver import CatalogResolver, CrossAccountCatalogError
+from dbt_athena_cross_account.resolver import CatalogResolver
 
 MARKER = "_dbt_athena_cross_account_"
 _RESOLVER_ATTR = "_dbt_athena_cross_account_resolver"

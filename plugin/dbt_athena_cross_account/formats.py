@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from dbt_athena_cross_account.errors import FAIL, PASS, WARN, CrossAccountCatalogError
 from dbt_athena_cross_account.names import (
     iceberg_catalog_name,
     iceberg_table_name,
@@ -32,9 +33,6 @@ from dbt_athena_cross_account.names import (
     table_part,
     table_property_statement,
 )
-from dbt_athena_cross_account.resolver import CrossAccountCatalogError
-
-PASS, WARN, FAIL = "PASS", "WARN", "FAIL"  # the doctor's statuses (doctor/rows.py)
 
 HIVE = "hive"
 ICEBERG = "iceberg"
@@ -202,7 +200,7 @@ def readable() -> List[str]:
 
 
 # ---- the per-source override -------------------------------------------------------------
-BAD_OVERRIDE = "dbt_athena_cross_account: model '{model}' reads {label}, whose meta {key} is {value}, which is not one of {allowed}. Fix: set it to one of them, or remove it to detect the format when the model runs."
+BAD_OVERRIDE = "dbt_athena_cross_account: model '{model}' reads {label}, whose meta spark_table_format is {value}, which is not one of {allowed}. Fix: set it to one of them, or remove it to detect the format when the model runs."
 
 
 def check_override(model: str, label: str, value: Any) -> Optional[str]:
@@ -214,9 +212,7 @@ def check_override(model: str, label: str, value: Any) -> Optional[str]:
         return name
     allowed = ", ".join(repr(n) for n in readable())
     raise CrossAccountCatalogError(
-        BAD_OVERRIDE.format(
-            model=model, label=label, key=OVERRIDE_KEY, value=repr(value), allowed=allowed
-        )
+        BAD_OVERRIDE.format(model=model, label=label, value=repr(value), allowed=allowed)
     )
 
 

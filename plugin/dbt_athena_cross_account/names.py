@@ -72,7 +72,7 @@ def local_table_name(schema: str, table: str) -> str:
 
 # ---- Iceberg: a per-owner Iceberg catalog (formats.py says when it is used) ---------------
 #: Prefix of the Spark catalogs the generated code registers, one per owner account. Users
-#: must not name their own catalogs like this (the README reserves it).
+#: must not name their own catalogs like this (docs/formats-and-iceberg.md reserves it).
 ICEBERG_CATALOG_PREFIX = "dbt_cross_account_iceberg_"
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from dbt_athena_cross_account import formats, sample
+from dbt_athena_cross_account.errors import CrossAccountCatalogError
 from dbt_athena_cross_account.fixes import create_data_catalog, update_data_catalog
 from dbt_athena_cross_account.names import (
     catalog_key,
@@ -25,7 +26,7 @@ from dbt_athena_cross_account.names import (
     local_table_name,
     table_part,
 )
-from dbt_athena_cross_account.resolver import CrossAccountCatalogError, Resolution
+from dbt_athena_cross_account.resolver import Resolution
 
 FALLBACK_CONFIG = "spark_cross_account_fallback"
 FALLBACK_ERROR = "error"

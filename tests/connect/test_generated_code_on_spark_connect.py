@@ -27,8 +27,9 @@ import yaml
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.spark_executor import SparkExecutor
-from tests.conftest import REPO_ROOT, dbt_cli, newest_leg_only
+from tests.conftest import REPO_ROOT, newest_leg_only
 from tests.integration.conftest import rows, seeded_with_spark
+from tests.stack import dbt_cli
 
 pytestmark = [
     pytest.mark.spark,

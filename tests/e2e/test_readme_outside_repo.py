@@ -1,15 +1,16 @@
-"""The README's "Test your own project locally", done as a new user does it: from a directory
+"""The page "Test your own project on the emulator" (docs/testing-on-the-emulator.md, linked
+from the README), done as a new user does it: from a directory
 outside the repository, in a new venv, ``pip install "<clone>[emulator]"``; then the
-project, seed, commands and pytest example exactly as the README shows them.
+project, seed, commands and pytest example exactly as the page shows them.
 
 It checks the three promises of that section: ``athena-spark-emulator run --spark -- dbt
 build`` writes the owner account's rows; the doctor run inside ``run`` is all PASS; the
-README's pytest example passes. One Spark start per process that needs one (the ``run
+page's pytest example passes. One Spark start per process that needs one (the ``run
 --spark`` and the pytest example).
 
 Set ``E2E_TRANSCRIPT=<file>`` to keep the commands and their output.
 
-The README's install line is run as written (with the clone's path for the package name),
+The page's install line is run as written (with the clone's path for the package name),
 plus pytest for the pytest example.
 """
 
@@ -36,12 +37,13 @@ pytestmark = [
     newest_leg_only("the e2e venv installs the newest dbt-core in every leg, so it"),
 ]
 
-SECTION = "## Test your own project locally"
-INSTALL_EXTRA = ["pytest"]  # the README's pytest example needs it in the same venv
+PAGE = REPO_ROOT / "docs" / "testing-on-the-emulator.md"
+SECTION = "# Test your own project on the emulator"
+INSTALL_EXTRA = ["pytest"]  # the page's pytest example needs it in the same venv
 
 
-def readme_section() -> str:
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+def page_section() -> str:
+    text = PAGE.read_text(encoding="utf-8")
     start = text.index(SECTION)
     end = text.index("\n## ", start + len(SECTION))
     return text[start:end]
@@ -107,8 +109,10 @@ class Shell:
         return done
 
 
-def test_readme_test_your_own_project_locally(tmp_path_factory: pytest.TempPathFactory) -> None:
-    section = readme_section()
+def test_docs_test_your_own_project_on_the_emulator(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    section = page_section()
     files = project_files(section)
     assert {"dbt_project.yml", "packages.yml", "profiles.yml", "seed.yml"} <= set(files)
     assert {"models/sources.yml", "models/partner_orders.py", "tests/test_partner_orders.py"} <= (
@@ -118,7 +122,7 @@ def test_readme_test_your_own_project_locally(tmp_path_factory: pytest.TempPathF
     assert REPO_ROOT not in root.parents
     transcript: List[str] = []
     try:
-        # 1. a new venv and the README's install line, with the clone's path
+        # 1. a new venv and the page's install line, with the clone's path
         venv = root / "venv"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
         shell = Shell(venv, root, transcript)

@@ -7,7 +7,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from tests.conftest import SPARK_WORK_GROUP, prepare_base
+from tests.stack import SPARK_WORK_GROUP, prepare_base
 
 PARTNER = "999999999999"
 

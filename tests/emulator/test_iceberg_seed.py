@@ -10,7 +10,7 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.seed import SeedError
-from tests.conftest import prepare_base
+from tests.stack import prepare_base
 
 OWNER_A = "444444444444"
 OWNER_B = "555555555555"

@@ -11,7 +11,7 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator, sql_statements
 from athena_spark_emulator.catalog import TableRef
-from tests.conftest import prepare_base
+from tests.stack import prepare_base
 
 
 def run(emulator: Emulator, sql: str) -> Tuple[str, str]:

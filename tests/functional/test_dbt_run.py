@@ -14,7 +14,8 @@ import yaml
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 from dbt_common.exceptions import CompilationError
 
-from tests.conftest import REPO_ROOT, dbt_cli, ensure_data_catalog, read_plan_in, tables_read
+from tests.conftest import REPO_ROOT, read_plan_in, tables_read
+from tests.stack import dbt_cli, ensure_data_catalog
 
 PARTNER_ACCOUNT = "999999999999"
 SUPPLIER_ACCOUNT = "777777777777"

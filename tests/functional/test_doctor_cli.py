@@ -14,8 +14,9 @@ import pytest
 import yaml
 
 from dbt_athena_cross_account.doctor.calls import READ_ONLY_ACTIONS
-from tests.conftest import REPO_ROOT, dbt_cli
+from tests.conftest import REPO_ROOT
 from tests.doctor_support import EXECUTION_ROLE, REGION, DoctorAws
+from tests.stack import dbt_cli
 
 pytestmark = pytest.mark.dbt
 

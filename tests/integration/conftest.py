@@ -14,7 +14,8 @@ import pytest
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.catalog import TableRef
 from athena_spark_emulator.spark_executor import SparkExecutor, read_rows
-from tests.conftest import REPO_ROOT, SESSION_EMULATOR, athena_target, dbt_cli
+from tests.conftest import REPO_ROOT
+from tests.stack import SESSION_EMULATOR, athena_target, dbt_cli
 
 INTEGRATION_PROJECT = REPO_ROOT / "integration_tests"
 SEED_FILE = INTEGRATION_PROJECT / "fixtures" / "two_accounts.yml"

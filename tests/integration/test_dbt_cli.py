@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import dbt_cli
 from tests.integration.conftest import calculations_for, rows
+from tests.stack import dbt_cli
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 

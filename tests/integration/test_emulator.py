@@ -12,8 +12,8 @@ import pytest
 from athena_spark_emulator import LOCAL_ACCOUNT
 from athena_spark_emulator import spark_executor as executor_module
 from athena_spark_emulator.catalog import TableRef
-from tests.conftest import SPARK_WORK_GROUP
 from tests.integration.conftest import PARTNER, RESTRICTED, rows
+from tests.stack import SPARK_WORK_GROUP
 
 pytestmark = pytest.mark.spark
 SEPARATOR = {"spark.hadoop.aws.glue.catalog.separator": "/"}

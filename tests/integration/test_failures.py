@@ -16,7 +16,7 @@ import re
 import pytest
 from dbt.tests.util import run_dbt_and_capture
 
-from tests.conftest import REPO_ROOT, dbt_cli, tables_read
+from tests.conftest import REPO_ROOT, tables_read
 from tests.integration.conftest import (
     DISPATCH,
     PARTNER,
@@ -26,6 +26,7 @@ from tests.integration.conftest import (
     model_results,
     sources_yml,
 )
+from tests.stack import dbt_cli
 
 
 @pytest.mark.spark

@@ -20,8 +20,9 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.catalog import TableRef
-from tests.conftest import REPO_ROOT, dbt_cli, read_plan_in
+from tests.conftest import REPO_ROOT, read_plan_in
 from tests.integration.conftest import rows, seeded_with_spark
+from tests.stack import dbt_cli
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 

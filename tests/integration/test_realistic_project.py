@@ -20,8 +20,9 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.catalog import TableRef
-from tests.conftest import REPO_ROOT, dbt_cli, one_ci_leg
+from tests.conftest import REPO_ROOT, one_ci_leg
 from tests.integration.conftest import rows, seeded_with_spark
+from tests.stack import dbt_cli
 
 pytestmark = [
     pytest.mark.spark,

@@ -53,7 +53,7 @@ def submitted_for(world: Emulator, table: str, since: int) -> list:
 def test_one_model_reads_two_owner_catalogs_first_in_a_one_thread_run(dbt, world, project):
     dbt("run", "--select", "two_partners", DBT_THREADS="1")
     assert order_ids("two_partners") == PARTNER_ROWS + SUPPLIER_ROWS
-    # the exact code it submitted is where the README says
+    # the exact code it submitted is where docs/how-it-works.md says
     path = project / "target" / "cross_account" / "workflows" / "models" / "two_partners.py"
     code = path.read_text()
     assert "`777777777777/sales`.`orders`" in code and "`999999999999/sales`.`orders`" in code

@@ -18,7 +18,8 @@ from dbt_common.semver import VersionSpecifier, versions_compatible
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from tests.conftest import REPO_ROOT, athena_target, dbt_cli
+from tests.conftest import REPO_ROOT
+from tests.stack import athena_target, dbt_cli
 
 try:
     import tomllib

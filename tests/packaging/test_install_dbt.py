@@ -1,4 +1,4 @@
-"""scripts/install_dbt.py, the install recipe every test venv (and the README's dbt-core 1.12
+"""scripts/install_dbt.py, the install recipe every test venv (and docs/compatibility.md's dbt-core 1.12
 install) uses, run with the real pip against a local, offline package index.
 
 The index holds stand-ins with the real names: a ``dbt-core`` 1.12.0 that requires

@@ -3,7 +3,7 @@ order is real: before or after dbt-athena, through dbt-core's own plugin discove
 five dbtRunner invocations in one process, without dbt-athena, and against a dbt-athena
 that ships its own ``get_spark_cross_account_catalog_map``.
 
-Decision for that last case (documented in the README): the plugin REPLACES a same-name
+Decision for that last case (documented in docs/compatibility.md): the plugin REPLACES a same-name
 method that dbt-athena defines, because ours is a superset (with no argument it behaves
 as the upstream proposal, which is that method's specification), and the package's macros
 rely on the ``catalog_names`` argument. It stays registered once: one name in
@@ -22,8 +22,8 @@ from typing import Any, Dict
 import pytest
 import yaml
 
-from tests.conftest import athena_target, ensure_data_catalog
 from tests.packaging.conftest import METHOD, MODULE, clean_env, run_python
+from tests.stack import athena_target, ensure_data_catalog
 
 PYTHON = Path(sys.executable)
 

@@ -13,7 +13,8 @@ import yaml
 from dbt_common.exceptions import CompilationError
 
 import dbt_athena_cross_account  # noqa: F401  (registers the methods, as dbt's plugin discovery does)
-from tests.conftest import athena_target, ensure_data_catalog, run_in_threads
+from tests.conftest import run_in_threads
+from tests.stack import athena_target, ensure_data_catalog
 
 
 @pytest.fixture

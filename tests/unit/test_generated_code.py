@@ -15,15 +15,10 @@ from dbt_common.clients.jinja import get_template
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dbt_athena_cross_account.errors import CrossAccountCatalogError
 from dbt_athena_cross_account.names import separator_table_name
 from dbt_athena_cross_account.plan import FALLBACK_LOCAL, Read, build_read_plan
-from dbt_athena_cross_account.resolver import (
-    CrossAccountCatalogError,
-    Resolution,
-    catalog_key,
-    classify,
-    default_catalog_id,
-)
+from dbt_athena_cross_account.resolver import Resolution, catalog_key, classify, default_catalog_id
 from tests.conftest import REPO_ROOT
 
 MACRO = (REPO_ROOT / "macros" / "_cross_account_get_spark_df.sql").read_text()

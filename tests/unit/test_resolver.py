@@ -10,14 +10,15 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from dbt_athena_cross_account.errors import CrossAccountCatalogError
 from dbt_athena_cross_account.resolver import (
     CatalogResolver,
-    CrossAccountCatalogError,
     classify,
     default_catalog_id,
     is_account_id,
 )
-from tests.conftest import ensure_data_catalog, run_in_threads
+from tests.conftest import run_in_threads
+from tests.stack import ensure_data_catalog
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Union
 
-from dbt_athena_cross_account.resolver import (
+from dbt_athena_cross_account.errors import (
     ACCESS_DENIED_CODES,
     NOT_FOUND_CODES,
     THROTTLING_CODES,

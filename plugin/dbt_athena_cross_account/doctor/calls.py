@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, Hashable, Tuple, Union
 from dbt_athena_cross_account.doctor.aws_errors import AwsError, attempt
 
 #: Every AWS API action the doctor may call, all read-only. Tests assert nothing else is
-#: called; the README's IAM list for the doctor names the permission each one needs.
+#: called; the IAM list for the doctor (docs/iam.md) names the permission each one needs.
 READ_ONLY_ACTIONS = frozenset(
     {
         "GetCallerIdentity",  # sts:GetCallerIdentity

@@ -20,7 +20,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from dbt_athena_cross_account.doctor.aws_errors import AwsError
 from dbt_athena_cross_account.doctor.calls import Aws
 from dbt_athena_cross_account.doctor.policies import s3_policies
-from dbt_athena_cross_account.doctor.rows import FAIL, PASS, WARN, Check, CheckedTable, Identity
+from dbt_athena_cross_account.doctor.rows import Check, CheckedTable, Identity
+from dbt_athena_cross_account.errors import FAIL, PASS, WARN
 
 KIND = "data"
 LIST_PAGE_SIZE = 1000  # keys per s3:ListObjectsV2 page (the API's maximum)

@@ -9,7 +9,8 @@ from dbt_athena_cross_account import fixes
 from dbt_athena_cross_account.doctor.aws_errors import AwsError
 from dbt_athena_cross_account.doctor.calls import Aws
 from dbt_athena_cross_account.doctor.policies import policy_principal
-from dbt_athena_cross_account.doctor.rows import WARN, Check, Identity
+from dbt_athena_cross_account.doctor.rows import Check, Identity
+from dbt_athena_cross_account.errors import WARN
 
 KIND = "identity"
 CALLER_UNKNOWN = "sts:GetCallerIdentity failed ({error}); policies below use placeholders"

@@ -11,7 +11,8 @@ from dbt_athena_cross_account import fixes
 from dbt_athena_cross_account.doctor.aws_errors import AwsError
 from dbt_athena_cross_account.doctor.calls import Aws
 from dbt_athena_cross_account.doctor.policies import glue_policies
-from dbt_athena_cross_account.doctor.rows import FAIL, PASS, Check, CheckedTable, Identity
+from dbt_athena_cross_account.doctor.rows import Check, CheckedTable, Identity
+from dbt_athena_cross_account.errors import FAIL, PASS
 
 KIND = "metadata"
 PARTITION_SAMPLE = 100  # partitions asked for in one glue:GetPartitions call

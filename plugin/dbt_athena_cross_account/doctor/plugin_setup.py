@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, List, Mapping
 
 from dbt_athena_cross_account import fixes
-from dbt_athena_cross_account.doctor.rows import FAIL, PASS, WARN, Check
+from dbt_athena_cross_account.doctor.rows import Check
+from dbt_athena_cross_account.errors import FAIL, PASS, WARN
 
 KIND = "setup"
 READERS = "{readers} read cross-account catalogs, so `dbt run` fails"

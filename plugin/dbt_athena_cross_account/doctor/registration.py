@@ -8,7 +8,8 @@ from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 from dbt_athena_cross_account import fixes
 from dbt_athena_cross_account.doctor.aws_errors import AwsError
 from dbt_athena_cross_account.doctor.calls import Aws
-from dbt_athena_cross_account.doctor.rows import FAIL, PASS, Check
+from dbt_athena_cross_account.doctor.rows import Check
+from dbt_athena_cross_account.errors import FAIL, PASS
 from dbt_athena_cross_account.resolver import classify, default_catalog_id
 
 KIND = "registration"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
-from dbt_athena_cross_account.doctor.rows import FAIL, PASS, WARN, Check, Identity, counts
+from dbt_athena_cross_account.doctor.rows import Check, Identity, counts
+from dbt_athena_cross_account.errors import FAIL, PASS, WARN
 
 TITLE = "cross_account_doctor report"
 CHECKED_AS = "  checked as {who}{where}"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
+from dbt_athena_cross_account.errors import FAIL, PASS, WARN
 from dbt_athena_cross_account.names import catalog_key, glue_name
 
-PASS, WARN, FAIL = "PASS", "WARN", "FAIL"
 PLACEHOLDER_PRINCIPAL = "arn:aws:iam::<your account>:role/<your dbt role>"
 # What dbt-athena's `spark_requester_pays: true` adds to a model's Spark session.
 REQUESTER_PAYS_PROPERTY = "spark.hadoop.fs.s3.useRequesterPaysHeader"

@@ -19,9 +19,10 @@ from dbt_athena_cross_account.doctor.identity import find_identity
 from dbt_athena_cross_account.doctor.metadata import check_metadata
 from dbt_athena_cross_account.doctor.plugin_setup import check_setup
 from dbt_athena_cross_account.doctor.registration import check_registration
-from dbt_athena_cross_account.doctor.rows import FAIL, Check, CheckedTable, Identity, ModelFacts
+from dbt_athena_cross_account.doctor.rows import Check, CheckedTable, Identity, ModelFacts
 from dbt_athena_cross_account.doctor.session import check_session
 from dbt_athena_cross_account.doctor.table_format import check_format, is_view
+from dbt_athena_cross_account.errors import FAIL
 
 WORKERS = 32  # threads checking tables at once; calls per service are bounded in calls.Aws
 NOT_A_TABLE_NAME = (

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Mapping
 
-from dbt_athena_cross_account.doctor.rows import FAIL, PASS, WARN, Check, ModelFacts
+from dbt_athena_cross_account.doctor.rows import Check, ModelFacts
+from dbt_athena_cross_account.errors import FAIL, PASS, WARN
 
 KIND = "session"
 CATALOG_ID_PROPERTY = "spark.hadoop.hive.metastore.glue.catalogid"

@@ -19,7 +19,8 @@ from typing import Any, Mapping, Optional
 from dbt_athena_cross_account import formats
 from dbt_athena_cross_account.doctor.calls import Aws
 from dbt_athena_cross_account.doctor.data import read_one_object
-from dbt_athena_cross_account.doctor.rows import FAIL, Check, CheckedTable, Identity
+from dbt_athena_cross_account.doctor.rows import Check, CheckedTable, Identity
+from dbt_athena_cross_account.errors import FAIL
 from dbt_athena_cross_account.formats import Verdict, is_view
 
 __all__ = ["KIND", "check_format", "is_view"]

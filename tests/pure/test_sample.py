@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from dbt_athena_cross_account.errors import CrossAccountCatalogError
 from dbt_athena_cross_account.plan import Read, build_read_plan
-from dbt_athena_cross_account.resolver import CrossAccountCatalogError, Resolution
+from dbt_athena_cross_account.resolver import Resolution
 from dbt_athena_cross_account.sample import SampleError, column_name, spark_window
 
 RENDERED = (

@@ -7,15 +7,10 @@ from typing import Dict, Iterable, List, Mapping, Optional
 
 import pytest
 
+from dbt_athena_cross_account.errors import CrossAccountCatalogError
 from dbt_athena_cross_account.fixes import create_data_catalog
 from dbt_athena_cross_account.plan import Read, build_read_plan, check_fallback
-from dbt_athena_cross_account.resolver import (
-    CrossAccountCatalogError,
-    Resolution,
-    catalog_key,
-    classify,
-    default_catalog_id,
-)
+from dbt_athena_cross_account.resolver import Resolution, catalog_key, classify, default_catalog_id
 
 CATALOGS: Dict[str, Optional[dict]] = {
     "partner_catalog": {"Type": "GLUE", "Parameters": {"catalog-id": "999999999999"}},

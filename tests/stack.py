@@ -1,0 +1,109 @@
+"""The heavy test fixtures, a pytest plugin that tests/conftest.py registers (after
+dbt-tests-adapter's project fixtures, so ours win) for every run that is not only
+tests/pure/: one local emulator per test run, dbt-tests-adapter's project fixtures pointed
+at it, and an environment without the plugin. Also the dbt target/profile
+helpers of the emulator package (bench/ and users need them too), for the tests that import
+them from here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Dict, Iterator, List
+
+import pytest
+
+from athena_spark_emulator import Emulator
+from athena_spark_emulator.constants import DATA_BUCKET, SPARK_WORK_GROUP, STAGING_BUCKET
+from athena_spark_emulator.profile import athena_target, dbt_cli, ensure_data_catalog
+from athena_spark_emulator.profile import prepare as prepare_base
+
+__all__ = [
+    "DATA_BUCKET",
+    "SESSION_EMULATOR",
+    "SPARK_WORK_GROUP",
+    "STAGING_BUCKET",
+    "athena_target",
+    "dbt_cli",
+    "ensure_data_catalog",
+    "prepare_base",
+]
+
+
+SESSION_EMULATOR: List[Emulator] = []  # the `emulator` fixture's, for helpers without it
+
+
+@pytest.fixture(scope="session")
+def emulator() -> Iterator[Emulator]:
+    with Emulator() as emu, pytest.MonkeyPatch.context() as mp:
+        SESSION_EMULATOR[:] = [emu]
+        for key, value in emu.env().items():
+            mp.setenv(key, value)
+        # dbt must never pick up a developer's real AWS profile in tests.
+        mp.delenv("AWS_PROFILE", raising=False)
+        mp.setenv("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+        emu.prepare()
+        yield emu
+        SESSION_EMULATOR.clear()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fresh_emulator_per_module() -> Iterator[None]:
+    """Every test module starts from an empty session emulator (no AWS state, files,
+    grants, faults, counters or calculations; the buckets and work groups of ``prepare``
+    again), so no module leans on what another left behind: CI runs one leg in random order
+    (pytest-randomly) to prove it. Autouse, so it runs before the module's own fixtures
+    seed their world; it starts no emulator."""
+    if SESSION_EMULATOR:
+        SESSION_EMULATOR[0].reset()
+    yield
+
+
+@pytest.fixture(scope="class")
+def dbt_profile_target(emulator: Emulator) -> Dict[str, object]:
+    """dbt-tests-adapter's target: dbt-athena pointed at the emulator."""
+    return athena_target()
+
+
+@pytest.fixture(scope="session")
+def python_without_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real environment with dbt-core and dbt-athena but without the plugin.
+
+    A pip-less venv whose site-packages links every entry of this one except
+    dbt_athena_cross_account and its dist-info.
+    """
+    root = tmp_path_factory.mktemp("venv-noplugin")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    ours = Path(sysconfig.get_paths()["purelib"])
+    theirs = Path(
+        subprocess.run(
+            [
+                str(root / "bin" / "python"),
+                "-c",
+                "import sysconfig;print(sysconfig.get_paths()['purelib'])",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    for entry in ours.iterdir():
+        name = entry.name.lower()
+        if name.startswith("dbt_athena_cross_account"):
+            continue
+        target = theirs / entry.name
+        if not target.exists():
+            target.symlink_to(entry)
+    probe = subprocess.run(
+        [
+            str(root / "bin" / "python"),
+            "-c",
+            "import dbt.adapters.athena, dbt_athena_cross_account",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert "No module named 'dbt_athena_cross_account'" in probe.stderr, probe.stderr
+    return root / "bin" / "python"
