@@ -32,6 +32,7 @@ SOURCE_TEXT = "\n".join(path.read_text(encoding="utf-8") for path in SOURCES)
 NOT_OURS = {
     "Spark": "Spark's own errors, raised inside the Spark session",
     "`CustomKeyInConfigDeprecation`": "dbt-core's own deprecation warning",
+    "stock dbt-athena": "errors of stock dbt-athena itself (also on AWS)",
 }
 # A word that is a value (or the README's ellipsis), not part of a phrase: names, ARNs,
 # numbers, quoted values, AWS error codes (CamelCase), parenthesised asides, the README's N.
