@@ -81,8 +81,13 @@ class CalculationStore:
         self._threads: List[threading.Thread] = []
 
     def reset(self) -> None:
+        """Forget the calculations; the sessions end ``TERMINATED``, as an old world's sessions
+        do on Athena: a client still holding one (dbt-athena keeps its sessions in-process
+        across invocations) is told ``Session is in the TERMINATED state`` and starts a new
+        one, instead of failing on ``Session not found``."""
         with self.lock:
-            self.sessions.clear()
+            for session in self.sessions.values():
+                session.state = "TERMINATED"
             self.calculations.clear()
 
     @property
