@@ -88,7 +88,7 @@ class EmulatorBackend:
         self.latency.clear()
         with self.lock:
             self.calls.clear()
-            self.faults.clear()
+        self.clear_faults()
 
     # -- counting, latency and faults: one mechanism for every API, S3 included ---------------
     def before_call(self, action: str) -> None:
@@ -113,6 +113,10 @@ class EmulatorBackend:
     def inject(self, action: str, code: str, message: str, times: int) -> None:
         with self.lock:
             self.faults[action].append(Fault(code, message, times))
+
+    def clear_faults(self) -> None:
+        with self.lock:
+            self.faults.clear()
 
     # -- which emulator a thread works for --------------------------------------------------
     @contextlib.contextmanager

@@ -288,8 +288,7 @@ class Emulator:
 
     def clear_faults(self) -> None:
         """Forget the injected errors not yet answered (``inject_error``)."""
-        with self.backend.lock:
-            self.backend.faults.clear()
+        self.backend.clear_faults()
 
     # -- clients, environment, dbt --------------------------------------------------
     def client(self, service: str) -> Any:
