@@ -82,7 +82,10 @@ install: wheel ## install the freshly built wheel into the venv (non-editable)
 	$(BIN)/python -m pip install -q --force-reinstall --no-deps $(DIST)/*.whl
 
 # pytest exits 5 when it collected no test; make then fails like on any other non-zero code.
-test: install $(CONNECT_STAMP) ## every test: unit, packaging, generated code (Spark and Spark Connect), dbt CLI, emulator end to end
+# CONNECT=no skips building CONNECT_VENV: .ci/run passes it in the legs that do not run
+# tests/connect/ (tests/conftest.py ONE_LEG_SUITES).
+CONNECT ?= yes
+test: install $(if $(filter yes,$(CONNECT)),$(CONNECT_STAMP)) ## every test: unit, packaging, generated code (Spark and Spark Connect), dbt CLI, emulator end to end
 	@scripts/check-java.sh
 	SPARK_CONNECT_PYTHON=$(abspath $(CONNECT_VENV))/bin/python $(BIN)/python -m pytest $(PYTEST_ARGS)
 

@@ -33,38 +33,64 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.import_plugin(plugin)
 
 
-def dbt_core_version() -> tuple:
-    """The installed dbt-core's (major, minor)."""
-    from importlib.metadata import version
-
-    return tuple(int(p) for p in version("dbt-core").split(".")[:2])
-
-
-def newest_leg_only(what: str) -> pytest.MarkDecorator:
-    """Skip below dbt-core 1.12: CI runs ``what`` once, in the leg with the newest dbt-core
-    (the three legs share two cores). The reason says "version-gated", which CI's summary
-    accepts for a test skipped in the other legs."""
-    return pytest.mark.skipif(
-        dbt_core_version() < (1, 12), reason=f"version-gated: {what} runs in the dbt-core 1.12 leg"
-    )
-
-
 LEGS = {"min": "dbt-core 1.9", "mid": "dbt-core 1.11", "max": "dbt-core 1.12"}
 
+# CI's legs share two cores, so a suite whose outcome does not depend on the dbt-core or
+# dbt-athena version runs in one leg only: this table says which. A path, a module or a
+# test id (a prefix of pytest's node id) -> the leg. Everything not listed is the
+# version-sensitive core (plugin discovery, the package's macros and generated code on each
+# dbt, the CLI workflows, the doctor's run-operation) and runs in every leg. The table
+# applies only when ``.ci/run`` sets ``CI_LEG``: outside CI, everything runs.
+ONE_LEG_SUITES: Dict[str, str] = {
+    # max: what needs the newest dbt or its own venv
+    "tests/e2e/": "max",  # its new venv installs the newest dbt-core whatever the leg
+    # needs the PySpark 4 venv, which .ci/run builds in this leg only; the code it runs comes
+    # from dbt-athena's python_submissions template, byte-identical from 1.9.0 to 1.11.1
+    "tests/connect/": "max",
+    "tests/integration/test_adapter_base.py": "max",
+    # min
+    "tests/integration/test_realistic_project.py": "min",
+    "tests/integration/test_emulator.py": "min",
+    "tests/unit/doctor/": "min",  # run_doctor with boto3 clients: no dbt
+    "tests/unit/test_resolver.py": "min",
+    "tests/unit/test_athena_sql.py": "min",
+    "tests/unit/test_handler_table.py": "min",
+    "tests/packaging/test_install_dbt.py": "min",
+    "tests/packaging/test_pure_tests_are_light.py": "min",
+    "tests/packaging/test_editable_install.py": "min",
+    "tests/packaging/test_wheel.py": "min",
+    "tests/functional/test_dbt_run.py::TestOneLookupPerRun::test_calls[1]": "min",
+    # mid
+    "tests/integration/test_guards.py": "mid",
+    "tests/bench/": "mid",
+    "tests/emulator/": "mid",
+    "tests/packaging/test_dbt_package.py::test_dbt_deps_from_local_path": "mid",
+    "tests/packaging/test_dbt_package.py::test_dbt_deps_from_git_url": "mid",
+}
+# The leg whose venv has the Spark Connect client (.ci/run builds it there only).
+CONNECT_LEG = ONE_LEG_SUITES["tests/connect/"]
 
-def one_ci_leg(what: str, leg: str) -> pytest.MarkDecorator:
-    """In CI (``.ci/run`` sets ``CI_LEG``), run ``what`` in ``leg`` only, so that the slow
-    end-to-end suites are spread over the three legs that share two cores; outside CI it
-    always runs. The reason names dbt-core, which CI's summary accepts as version-gated."""
+
+def one_leg_of(nodeid: str) -> Optional[str]:
+    """The leg that runs the test ``nodeid`` (None: every leg); the longest prefix wins."""
+    found = [prefix for prefix in ONE_LEG_SUITES if nodeid.startswith(prefix)]
+    return ONE_LEG_SUITES[max(found, key=len)] if found else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
     import os
 
-    if leg not in LEGS:
-        raise ValueError(f"leg is one of {sorted(LEGS)}, not {leg!r}")
     current = os.environ.get("CI_LEG")
-    return pytest.mark.skipif(
-        current is not None and current != leg,
-        reason=f"version-gated: CI runs {what} in its {leg} leg ({LEGS[leg]}) only",
-    )
+    if current is None:
+        return
+    if current not in LEGS:
+        raise pytest.UsageError(f"CI_LEG is one of {sorted(LEGS)}, not {current!r}")
+    for item in items:
+        leg = one_leg_of(item.nodeid)
+        if leg is not None and leg != current:
+            # "version-gated" (with dbt-core named): CI's summary accepts the skip
+            reason = f"version-gated: CI runs it in its {leg} leg ({LEGS[leg]}) only"
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 def run_in_threads(target: Callable[[int], None], count: int) -> None:

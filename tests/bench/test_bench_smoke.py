@@ -13,7 +13,7 @@ from typing import Dict
 
 import pytest
 
-from tests.conftest import REPO_ROOT, one_ci_leg
+from tests.conftest import REPO_ROOT
 
 
 def run_bench(script: str, *args: str) -> Dict[str, float]:
@@ -77,7 +77,6 @@ def test_bench_smoke(tmp_path: Path) -> None:
 
 @pytest.mark.spark
 @pytest.mark.dbt
-@one_ci_leg("the generated-project bench (dbt build with local Spark)", "mid")
 def test_generated_project_bench_small(tmp_path: Path) -> None:
     """3 SQL models (staging table, intermediate table, mart view) and 1 opted-in Python
     model reading two owner catalogs and the SQL staging table, with 4 data tests: `dbt

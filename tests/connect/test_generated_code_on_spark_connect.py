@@ -27,16 +27,13 @@ import yaml
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.spark_executor import SparkExecutor
-from tests.conftest import REPO_ROOT, newest_leg_only
+from tests.conftest import REPO_ROOT
 from tests.integration.conftest import rows, seeded_with_spark
 from tests.stack import dbt_cli
 
 pytestmark = [
     pytest.mark.spark,
     pytest.mark.dbt,
-    # CI time: one leg runs it. The code it runs comes from dbt-athena's python_submissions
-    # template, which is byte-identical from dbt-athena 1.9.0 to 1.11.1.
-    newest_leg_only("the Spark Connect suite (for CI time)"),
 ]
 
 HERE = Path(__file__).parent

@@ -26,15 +26,12 @@ from typing import Dict, List
 
 import pytest
 
-from tests.conftest import REPO_ROOT, newest_leg_only
+from tests.conftest import REPO_ROOT
 
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.spark,
     pytest.mark.dbt,
-    # The new venv resolves the newest dbt-core/dbt-athena whatever this leg's versions, so
-    # CI runs it once, in the leg with the newest dbt-core (it takes minutes).
-    newest_leg_only("the e2e venv installs the newest dbt-core in every leg, so it"),
 ]
 
 PAGE = REPO_ROOT / "docs" / "testing-on-the-emulator.md"

@@ -17,14 +17,9 @@ from dbt.tests.adapter.python_model.test_python_model import (
     BasePythonModelTests,
 )
 
-from tests.conftest import newest_leg_only
-
 pytestmark = [
     pytest.mark.spark,
     pytest.mark.dbt,
-    # About six minutes of dbt runs: CI runs them once, in the leg with the newest dbt-core
-    # (the three legs share two cores; tests/e2e is gated the same way).
-    newest_leg_only("the dbt-tests-adapter base-class suite"),
 ]
 
 

@@ -17,7 +17,6 @@ import pytest
 from packaging.version import Version
 
 from athena_spark_emulator import Emulator
-from tests.conftest import one_ci_leg
 from tests.integration.conftest import (
     cli_suite,
     drop_local_table,
@@ -27,7 +26,6 @@ from tests.integration.conftest import (
 pytestmark = [
     pytest.mark.spark,
     pytest.mark.dbt,
-    one_ci_leg("the guard suite (CI time: SQL runs in Spark)", "mid"),
 ]
 
 HERE = Path(__file__).parent

@@ -20,14 +20,13 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.catalog import TableRef
-from tests.conftest import REPO_ROOT, one_ci_leg
+from tests.conftest import REPO_ROOT
 from tests.integration.conftest import rows, seeded_with_spark
 from tests.stack import dbt_cli
 
 pytestmark = [
     pytest.mark.spark,
     pytest.mark.dbt,
-    one_ci_leg("the realistic project suite (CI time: SQL runs in Spark)", "min"),
 ]
 
 PROJECT = Path(__file__).with_name("realistic_project")
