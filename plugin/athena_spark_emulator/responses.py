@@ -37,8 +37,7 @@ def dispatch(backend: EmulatorBackend, response: Any, call_moto: Callable[[], An
     json_protocol = bool((getattr(response, "headers", None) or {}).get("X-Amz-Target"))
     try:
         backend.before_call(action, request_params(response, json_protocol))
-        if iam_refuses(response):
-            return call_moto()  # moto writes its AccessDenied answer
+        check_iam(response)
         answer = _answer(backend, response, action)
     except AwsError as error:  # the one place JSON- and query-protocol errors are written
         return error.json_answer() if json_protocol else error.query_answer()
@@ -61,9 +60,11 @@ def request_params(response: Any, json_protocol: bool) -> Dict[str, Any]:
     return {k: v[0] if isinstance(v, list) and v else v for k, v in form.items()}
 
 
-def iam_refuses(response: Any) -> bool:
-    """moto's IAM enforcement refuses this request. Off unless enforcement was switched on
-    (``INITIAL_NO_AUTH_ACTION_COUNT``, moto's process-wide switch; ``control.enforce_iam``).
+def check_iam(response: Any) -> None:
+    """:class:`AwsError` when moto's IAM enforcement refuses this request (moto's code and
+    message, written in the request's protocol: moto writes XML even for JSON services).
+    Off unless enforcement was switched on (``INITIAL_NO_AUTH_ACTION_COUNT``, moto's
+    process-wide switch; ``control.enforce_iam``).
 
     Checked here, as the signing caller, before the emulator answers or routes it: the
     actions the emulator answers itself never reach moto's check, and a Glue request routed
@@ -74,18 +75,18 @@ def iam_refuses(response: Any) -> bool:
     from werkzeug.exceptions import HTTPException
 
     if ActionAuthenticatorMixin.request_count < settings.INITIAL_NO_AUTH_ACTION_COUNT:
-        return False
+        return
     resource = response._determine_resource() if hasattr(response, "_determine_resource") else "*"
     try:
         response._authenticate_and_authorize_normal_action(resource)
-    except HTTPException:
-        return True
+    except HTTPException as refused:
+        code = getattr(refused, "error_type", "") or "AccessDenied"
+        raise AwsError(code, getattr(refused, "message", str(refused)), refused.code or 403) from None
     response._authenticate_and_authorize_normal_action = _checked
-    return False
 
 
 def _checked(resource: str = "*") -> None:
-    """moto's IAM check for a request :func:`iam_refuses` already let through."""
+    """moto's IAM check for a request :func:`check_iam` already let through."""
 
 
 def _answer(backend: EmulatorBackend, response: Any, action: str) -> Optional[Answer]:
