@@ -96,7 +96,11 @@ def answer(backend: EmulatorBackend, environ: Dict[str, Any]) -> Answer:
     name = environ.get("PATH_INFO", "").split("/_emulator/", 1)[1].strip("/")
     route = ROUTES.get(name)
     if route is None:
-        return 404, JSON, json.dumps({"error": f"no /_emulator/{name}: use one of {sorted(ROUTES)}"})
+        return (
+            404,
+            JSON,
+            json.dumps({"error": f"no /_emulator/{name}: use one of {sorted(ROUTES)}"}),
+        )
     length = int(environ.get("CONTENT_LENGTH") or 0)
     raw = environ["wsgi.input"].read(length) if length else b""
     try:

@@ -81,7 +81,9 @@ def check_iam(response: Any) -> None:
         response._authenticate_and_authorize_normal_action(resource)
     except HTTPException as refused:
         code = getattr(refused, "error_type", "") or "AccessDenied"
-        raise AwsError(code, getattr(refused, "message", str(refused)), refused.code or 403) from None
+        raise AwsError(
+            code, getattr(refused, "message", str(refused)), refused.code or 403
+        ) from None
     response._authenticate_and_authorize_normal_action = _checked
 
 

@@ -13,6 +13,9 @@ from typing import Any, Dict, List, Optional
 
 from tests.doctor_support import world
 
+SERVE = [sys.executable, "-m", "athena_spark_emulator.cli", "serve"]
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -49,8 +52,7 @@ class DoctorAws:
         log = self.workdir / "emulator.log"
         env = {k: v for k, v in os.environ.items() if k != "INITIAL_NO_AUTH_ACTION_COUNT"}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "athena_spark_emulator.cli", "serve"]
-            + ["--port", str(self.port), "--seed", str(seed)],
+            [*SERVE, "--port", str(self.port), "--seed", str(seed)],
             cwd=self.workdir,
             env=env,
             stdout=subprocess.DEVNULL,

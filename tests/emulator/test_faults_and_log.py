@@ -52,7 +52,9 @@ def test_json_fault_matched_on_parameters_answers_only_those_calls_every_time(em
     glue = emu.client("glue")
     for name in ("fault_hr", "fault_sales"):
         glue.create_database(DatabaseInput={"Name": name})
-    emu.inject_error("GetDatabase", "AccessDeniedException", "no hr", times=None, match={"Name": "fault_hr"})
+    emu.inject_error(
+        "GetDatabase", "AccessDeniedException", "no hr", times=None, match={"Name": "fault_hr"}
+    )
     for _ in range(2):  # times=None: every matching call
         assert error_of(glue.get_database, Name="fault_hr") == {
             "code": "AccessDeniedException",
@@ -66,7 +68,9 @@ def test_s3_fault_matched_on_the_query_and_on_a_missing_header(emu):
     s3 = emu.client("s3")
     s3.put_object(Bucket="dbt-data", Key="faults/broken/a", Body=b"a")
     s3.put_object(Bucket="dbt-data", Key="faults/fine/a", Body=b"a")
-    emu.inject_error("ListObjectsV2", "InternalError", "boom", times=None, match={"prefix": "faults/broken/"})
+    emu.inject_error(
+        "ListObjectsV2", "InternalError", "boom", times=None, match={"prefix": "faults/broken/"}
+    )
     emu.inject_error(
         "GetObject",
         "AccessDenied",
@@ -75,7 +79,9 @@ def test_s3_fault_matched_on_the_query_and_on_a_missing_header(emu):
         match={"Bucket": "dbt-data"},
         missing_header="x-amz-request-payer",
     )
-    listing = error_of(boto3_client(emu, "s3").list_objects_v2, Bucket="dbt-data", Prefix="faults/broken/")
+    listing = error_of(
+        boto3_client(emu, "s3").list_objects_v2, Bucket="dbt-data", Prefix="faults/broken/"
+    )
     assert (listing["code"], listing["status"]) == ("InternalError", 500)
     assert s3.list_objects_v2(Bucket="dbt-data", Prefix="faults/fine/")["KeyCount"] == 1
     denied = error_of(s3.get_object, Bucket="dbt-data", Key="faults/fine/a")
@@ -85,7 +91,9 @@ def test_s3_fault_matched_on_the_query_and_on_a_missing_header(emu):
 
 
 def test_sts_fault_is_answered_in_the_query_protocol_for_one_signing_key(emu):
-    emu.inject_error("GetCallerIdentity", "AccessDenied", "not you", times=None, access_key="AKIDBLOCKED")
+    emu.inject_error(
+        "GetCallerIdentity", "AccessDenied", "not you", times=None, access_key="AKIDBLOCKED"
+    )
     blocked = boto3_client(emu, "sts", key="AKIDBLOCKED")
     assert error_of(blocked.get_caller_identity) == {
         "code": "AccessDenied",
@@ -153,7 +161,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def control(endpoint: str, method: str, name: str, body: Any = None) -> Any:
-    answer = requests.request(method, f"{endpoint}/_emulator/{name}", data=json.dumps(body), timeout=30)
+    answer = requests.request(
+        method, f"{endpoint}/_emulator/{name}", data=json.dumps(body), timeout=30
+    )
     assert answer.status_code == 200, answer.text
     return answer.json()
 
@@ -197,7 +207,12 @@ def test_served_emulator_enforces_iam_once_switched_on(served):
 
 def test_served_emulator_takes_faults_and_gives_its_log_over_http(served):
     control(served, "DELETE", "requests")
-    rule = {"action": "GetDatabases", "code": "ThrottlingException", "message": "slow down", "times": 1}
+    rule = {
+        "action": "GetDatabases",
+        "code": "ThrottlingException",
+        "message": "slow down",
+        "times": 1,
+    }
     control(served, "POST", "faults", [rule])
     glue = boto3_client(None, "glue", endpoint=served)
     assert error_of(glue.get_databases)["code"] == "ThrottlingException"
