@@ -52,18 +52,11 @@ class Call:
     end: float = 0.0
 
     def record(self) -> Dict[str, Any]:
-        return {
-            "service": self.service,
-            "action": self.action,
-            "method": self.method,
-            "path": self.path,
-            "query": self.query,
-            "params": self.params,
-            "request_payer": self.headers.get("x-amz-request-payer", ""),
-            "access_key": self.access_key,
-            "start": self.start,
-            "end": self.end,
-        }
+        logged = {name: getattr(self, name) for name in LOGGED}
+        return {**logged, "request_payer": self.headers.get("x-amz-request-payer", "")}
+
+
+LOGGED = ("service", "action", "method", "path", "query", "params", "access_key", "start", "end")
 
 
 @dataclass
