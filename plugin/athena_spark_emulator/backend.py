@@ -1,7 +1,8 @@
 """The state of one emulator, in one object (moto's pattern: state in backends).
 
 :class:`EmulatorBackend` holds everything an :class:`~athena_spark_emulator.Emulator`
-knows beyond moto's own backends: call counters, injected latency and faults, the
+knows beyond moto's own backends: call counters, the request log, injected latency and
+faults, the
 realism switches, the Spark sessions and calculations, the Glue catalog's accounts and
 grants, and the log of the Athena SQL applied to Glue. ``reset()`` forgets it.
 
@@ -21,20 +22,71 @@ import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Set
+from typing import Any, Deque, Dict, Iterator, List, Optional, Set
 
 from athena_spark_emulator.calculations import CalculationStore, Executor
 from athena_spark_emulator.catalog import Catalog
 from athena_spark_emulator.errors import AwsError
 
 _CURRENT = threading.local()
+REQUEST_LOG_SIZE = 20000
+
+
+@dataclass
+class Call:
+    """One request an emulator served, as its request log keeps it (see :attr:`requests`).
+
+    ``action`` and ``params`` (a JSON body, a query-protocol form, or an S3 request's
+    ``Bucket`` plus its query) are filled in by whoever names the action (``dispatch`` or
+    the S3 middleware); ``end`` when the answer is written."""
+
+    service: str
+    method: str
+    path: str
+    query: str
+    headers: Dict[str, str]  # lower-case names
+    access_key: str
+    start: float
+    action: str = ""
+    params: Dict[str, Any] = field(default_factory=dict)
+    end: float = 0.0
+
+    def record(self) -> Dict[str, Any]:
+        logged = {name: getattr(self, name) for name in LOGGED}
+        return {**logged, "request_payer": self.headers.get("x-amz-request-payer", "")}
+
+
+LOGGED = ("service", "action", "method", "path", "query", "params", "access_key", "start", "end")
 
 
 @dataclass
 class Fault:
+    """An injected error: the answer to the calls of one action that match.
+
+    ``times``: how many matching calls it answers (None: every one). A call matches when its
+    parameters include ``match``, it was signed with ``access_key`` (if given), and it lacks
+    the header ``missing_header`` (if given, e.g. ``x-amz-request-payer``)."""
+
     code: str
     message: str
-    times: int
+    times: Optional[int]
+    match: Dict[str, Any] = field(default_factory=dict)
+    access_key: Optional[str] = None
+    missing_header: Optional[str] = None
+
+    def matches(self, call: Optional[Call]) -> bool:
+        if not (self.match or self.access_key or self.missing_header):
+            return True
+        if call is None:
+            return False
+        return (
+            all(call.params.get(k) == v for k, v in self.match.items())
+            and self.access_key in (None, call.access_key)
+            and not (self.missing_header and call.headers.get(self.missing_header.lower()))
+        )
+
+    def status(self) -> int:
+        return 403 if "AccessDenied" in self.code else 400
 
 
 @dataclass
@@ -67,6 +119,8 @@ class EmulatorBackend:
         self.calls: collections.Counter = collections.Counter()
         self.latency: Dict[str, float] = {}
         self.faults: Dict[str, List[Fault]] = collections.defaultdict(list)
+        # every request served (the newest REQUEST_LOG_SIZE), as Call objects
+        self.requests: Deque[Call] = collections.deque(maxlen=REQUEST_LOG_SIZE)
         self.lock = threading.Lock()
         # Glue API calls with CatalogId=<owner> go to the owner's Glue (moto ignores
         # CatalogId), refused unless the owner granted the caller.
@@ -88,31 +142,71 @@ class EmulatorBackend:
         self.latency.clear()
         with self.lock:
             self.calls.clear()
+            self.requests.clear()
         self.clear_faults()
 
     # -- counting, latency and faults: one mechanism for every API, S3 included ---------------
-    def before_call(self, action: str) -> None:
-        """Count one call of ``action``, wait its injected latency, and raise the injected
-        fault it must answer with (:class:`~athena_spark_emulator.errors.AwsError`), if any.
-        Called for every request: by ``responses.dispatch`` (JSON protocols) and by the S3
-        middleware of ``server.py``, which write the error in their protocol."""
+    def before_call(self, action: str, params: Optional[Dict[str, Any]] = None) -> None:
+        """Count one call of ``action``, wait its injected latency (``latency[action]``, else
+        ``latency["*"]``), and raise the first injected fault that matches it
+        (:class:`~athena_spark_emulator.errors.AwsError`), if any. Called for every request:
+        by ``responses.dispatch`` (JSON and query protocols) and by the S3 middleware of
+        ``server.py``, which write the error in the request's protocol. ``params`` are the
+        request's parameters, kept in the request log and matched by the faults."""
+        call = current_call()
+        if call is not None:
+            call.action, call.params = action, dict(params or {})
         with self.lock:
             self.calls[action] += 1
             queue = self.faults.get(action) or []
-            fault = queue[0] if queue else None
-            if fault is not None:
+            fault = next((f for f in queue if f.matches(call)), None)
+            if fault is not None and fault.times is not None:
                 fault.times -= 1
                 if fault.times <= 0:
-                    queue.pop(0)
-        delay = self.latency.get(action, 0.0)
+                    queue.remove(fault)
+        delay = self.latency.get(action, self.latency.get("*", 0.0))
         if delay:
             time.sleep(delay)
         if fault is not None:
-            raise AwsError(fault.code, fault.message)
+            raise AwsError(fault.code, fault.message, fault.status())
 
-    def inject(self, action: str, code: str, message: str, times: int) -> None:
+    def inject(
+        self,
+        action: str,
+        code: str,
+        message: str,
+        times: Optional[int],
+        match: Optional[Dict[str, Any]] = None,
+        access_key: Optional[str] = None,
+        missing_header: Optional[str] = None,
+    ) -> None:
+        fault = Fault(code, message, times, dict(match or {}), access_key, missing_header)
         with self.lock:
-            self.faults[action].append(Fault(code, message, times))
+            self.faults[action].append(fault)
+
+    @contextlib.contextmanager
+    def serving(self, call: Call) -> Iterator[Call]:
+        """One request: bound to this backend, ``call`` current while it is answered, then
+        logged (unless no action was named: the emulator's and moto's own endpoints)."""
+        previous = getattr(_CURRENT, "call", None)
+        _CURRENT.call = call
+        try:
+            with self.bound():
+                yield call
+        finally:
+            _CURRENT.call = previous
+            call.end = time.time()
+            if call.action:
+                with self.lock:
+                    self.requests.append(call)
+
+    def request_log(self) -> List[Dict[str, Any]]:
+        with self.lock:
+            return [call.record() for call in self.requests]
+
+    def clear_requests(self) -> None:
+        with self.lock:
+            self.requests.clear()
 
     def clear_faults(self) -> None:
         with self.lock:
@@ -127,6 +221,11 @@ class EmulatorBackend:
             yield self
         finally:
             _CURRENT.backend = previous
+
+
+def current_call() -> Optional[Call]:
+    """The request this thread is answering (see :meth:`EmulatorBackend.serving`)."""
+    return getattr(_CURRENT, "call", None)
 
 
 def current() -> Optional[EmulatorBackend]:

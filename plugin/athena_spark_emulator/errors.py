@@ -1,10 +1,11 @@
 """Errors of the emulator: :class:`AwsError` (an AWS API error answer) and the two
-writers of AWS error bodies, plus the emulator's own errors (:class:`EmulatorError`).
+writers of AWS error bodies (one per protocol), plus the emulator's own errors (:class:`EmulatorError`).
 
 Code that serves a request *raises* :class:`AwsError` (an injected fault, a refused Glue
 ``CatalogId``, an unknown session, ...); exactly two places turn it into an HTTP answer:
-``responses.dispatch`` for the JSON-protocol services (Athena, Glue, STS, IAM) with
-:meth:`AwsError.json_answer`, and the S3 middleware in ``server.py`` with
+``responses.dispatch`` for the JSON-protocol services (Athena, Glue) with
+:meth:`AwsError.json_answer` and the query-protocol ones (STS, IAM) with
+:meth:`AwsError.query_answer`, and the S3 middleware in ``server.py`` with
 :meth:`AwsError.s3_answer`. Athena SQL failures are not HTTP errors: a query that cannot
 run ends ``FAILED`` (``sql.py``), as on Athena."""
 
@@ -37,6 +38,16 @@ def s3_error(code: str, message: str) -> Tuple[int, Dict[str, str], str]:
     return status, {"Content-Type": "application/xml"}, body
 
 
+def query_error(code: str, message: str, status: int = 400) -> Tuple[int, Dict[str, str], str]:
+    """An AWS query-protocol error answer (STS, IAM: form-encoded requests, XML answers)."""
+    body = (
+        "<ErrorResponse><Error><Type>Sender</Type>"
+        f"<Code>{code}</Code><Message>{_xml_escape(message)}</Message></Error>"
+        "<RequestId>emulator</RequestId></ErrorResponse>"
+    )
+    return status, {"Content-Type": "text/xml"}, body
+
+
 S3_ERROR_STATUS = {
     "AccessDenied": 403,
     "NoSuchBucket": 404,
@@ -66,6 +77,9 @@ class AwsError(Exception):
 
     def s3_answer(self) -> Tuple[int, Dict[str, str], str]:
         return s3_error(self.code, self.message)
+
+    def query_answer(self) -> Tuple[int, Dict[str, str], str]:
+        return query_error(self.code, self.message, self.status)
 
 
 def invalid_request(message: str) -> AwsError:

@@ -3,7 +3,10 @@ project calls: moto's server (Athena SQL, work groups, data catalogs, Glue, S3, 
 plus the Spark Calculation API (``responses.py``, state in ``calculations.py``).
 
 It counts calls per action, S3 included (``emulator.calls["GetDataCatalog"]``,
-``emulator.calls["ListObjectsV2"]``), and can inject latency or AWS errors per action.
+``emulator.calls["ListObjectsV2"]``), logs every request (``emulator.requests``), and can
+inject latency (per action, or ``"*"`` for all) or AWS errors per action, optionally only
+for calls with given parameters, signing key or a missing header. A served emulator offers
+the same over HTTP (``control.py``).
 
 Executors: the default ``calculations.completed_without_running`` completes every
 calculation without running it; ``Emulator(executor="spark")`` (or
@@ -32,6 +35,7 @@ import time
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+from urllib.parse import parse_qs
 
 from athena_spark_emulator.errors import require_extra
 
@@ -40,8 +44,8 @@ require_extra("moto")
 import boto3  # noqa: E402
 from moto.moto_server.threaded_moto_server import ThreadedMotoServer  # noqa: E402
 
-from athena_spark_emulator import calculations, hooks, profile, responses  # noqa: E402
-from athena_spark_emulator.backend import EmulatorBackend  # noqa: E402
+from athena_spark_emulator import calculations, control, hooks, profile, responses  # noqa: E402
+from athena_spark_emulator.backend import Call, EmulatorBackend  # noqa: E402
 from athena_spark_emulator.catalog import Catalog, TableRef  # noqa: E402
 from athena_spark_emulator.constants import (  # noqa: E402
     ACCESS_KEY,
@@ -54,36 +58,61 @@ from athena_spark_emulator.errors import AwsError  # noqa: E402
 ExecutorSpec = Union[str, calculations.Executor, None]
 
 
+CONTROL_PATH = "/_emulator/"
+
+
+def _credential_scope(environ: Dict[str, Any]) -> List[str]:
+    """``[access key, date, region, service, "aws4_request"]`` of a SigV4-signed request."""
+    auth = environ.get("HTTP_AUTHORIZATION", "")
+    return auth.partition("Credential=")[2].split(",", 1)[0].split("/")
+
+
+def _call(environ: Dict[str, Any]) -> Call:
+    scope = _credential_scope(environ)
+    return Call(
+        service=scope[3] if len(scope) > 3 else "",
+        method=environ.get("REQUEST_METHOD", ""),
+        path=environ.get("PATH_INFO", ""),
+        query=environ.get("QUERY_STRING", ""),
+        headers={
+            k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")
+        },
+        access_key=scope[0],
+        start=time.time(),
+    )
+
+
 class _EmulatorApp:
-    """WSGI middleware in front of moto's app: binds each request to its emulator and
-    counts (and delays, or fails) S3 requests, which bypass moto's ``call_action``."""
+    """WSGI middleware in front of moto's app: binds each request to its emulator, logs it,
+    counts (and delays, or fails) S3 requests, which bypass moto's ``call_action``, and
+    answers the control API under ``/_emulator/`` (``control.py``)."""
 
     def __init__(self, app: Any, backend: EmulatorBackend) -> None:
         self.app = app
         self.backend = backend
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
-        with self.backend.bound():
+        if environ.get("PATH_INFO", "").startswith(CONTROL_PATH):
+            return self._answer(control.answer(self.backend, environ), start_response)
+        with self.backend.serving(_call(environ)) as call:
             if responses.is_s3_request(environ):
-                answer = self._s3(environ)
+                answer = self._s3(call)
                 if answer is not None:
-                    status, headers, body = answer
-                    start_response(f"{status} {HTTPStatus(status).phrase}", list(headers.items()))
-                    return [body.encode("utf-8")]
+                    return self._answer(answer, start_response)
             return self.app(environ, start_response)
 
-    def _s3(self, environ: Dict[str, Any]) -> Any:
-        headers = {
-            k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")
-        }
-        action = responses.s3_action(
-            environ.get("REQUEST_METHOD", "GET"),
-            environ.get("PATH_INFO", "/"),
-            environ.get("QUERY_STRING", ""),
-            headers,
-        )
+    @staticmethod
+    def _answer(answer: Any, start_response: Any) -> List[bytes]:
+        status, headers, body = answer
+        start_response(f"{status} {HTTPStatus(status).phrase}", list(headers.items()))
+        return [body.encode("utf-8")]
+
+    def _s3(self, call: Call) -> Any:
+        action = responses.s3_action(call.method, call.path, call.query, call.headers)
+        bucket = call.path.lstrip("/").split("/", 1)[0]
+        params = {k: v[0] for k, v in parse_qs(call.query, keep_blank_values=True).items()}
         try:
-            self.backend.before_call(action)
+            self.backend.before_call(action, {"Bucket": bucket, **params})
         except AwsError as error:  # the one place S3 errors are written
             return error.s3_answer()
         return None
@@ -282,9 +311,33 @@ class Emulator:
         with self.backend.lock:
             self.backend.calls.clear()
 
-    def inject_error(self, action: str, code: str, message: str = "", times: int = 1) -> None:
-        """Answer the next ``times`` calls of ``action`` with AWS error ``code`` (S3 too)."""
-        self.backend.inject(action, code, message or f"{code} (injected)", times)
+    def inject_error(
+        self,
+        action: str,
+        code: str,
+        message: str = "",
+        times: Optional[int] = 1,
+        match: Optional[Dict[str, Any]] = None,
+        access_key: Optional[str] = None,
+        missing_header: Optional[str] = None,
+    ) -> None:
+        """Answer the next ``times`` calls of ``action`` (None: every call) with AWS error
+        ``code``, in the request's protocol (S3 and STS too). With ``match`` only the calls
+        whose parameters include it (``{"Name": "hr"}``; for S3 ``Bucket`` and the query,
+        e.g. ``prefix``), with ``access_key`` only the calls signed with that key, with
+        ``missing_header`` only the calls without that header."""
+        message = message or f"{code} (injected)"
+        self.backend.inject(action, code, message, times, match, access_key, missing_header)
+
+    @property
+    def requests(self) -> List[Dict[str, Any]]:
+        """The request log: every request served (the newest 20000), oldest first, as
+        ``{service, action, method, path, query, params, request_payer, access_key, start,
+        end}``. ``clear_requests()`` empties it; ``reset()`` does too."""
+        return self.backend.request_log()
+
+    def clear_requests(self) -> None:
+        self.backend.clear_requests()
 
     def clear_faults(self) -> None:
         """Forget the injected errors not yet answered (``inject_error``)."""

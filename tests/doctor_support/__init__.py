@@ -1,14 +1,14 @@
-"""A private moto server for the cross_account_doctor tests, and the world it holds.
+"""The doctor tests' AWS: the emulator (``athena-spark-emulator serve``) in its own process,
+with IAM enforcement on, and the world it holds.
 
-* ``server``: moto's WSGI app behind a recorder, run in its own process
-  (``python -m tests.doctor_support.server PORT LOG_PATH``).
-* ``aws``: :class:`DoctorAws` starts that process, builds the world, hands out clients and
-  reads the request log.
-* ``world``: builds ``tests/fixtures/doctor_world.yml`` through the AWS APIs.
+* ``aws``: :class:`DoctorAws` starts the emulator, builds the world, sets the faults, hands
+  out clients and reads the emulator's request log (its control API, ``/_emulator/``).
+* ``world``: builds ``tests/fixtures/doctor_world.yml`` through the emulator's seed and the
+  AWS APIs.
 
 Why a subprocess: moto's backends and its IAM-enforcement switch
 (``INITIAL_NO_AUTH_ACTION_COUNT``) are process-global, and the shared session emulator
-lives in the pytest process. Running this server elsewhere leaves both untouched.
+lives in the pytest process. Serving this one elsewhere leaves both untouched.
 """
 
 from tests.doctor_support.aws import DoctorAws

@@ -1,4 +1,4 @@
-"""The doctor tests' AWS: a moto server in its own process, the world in it, and clients."""
+"""The doctor tests' AWS: the emulator served in its own process, the world in it, clients."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 
 from tests.doctor_support import world
 
-ROOT = Path(__file__).resolve().parents[2]
+SERVE = [sys.executable, "-m", "athena_spark_emulator.cli", "serve"]
 
 
 def free_port() -> int:
@@ -23,75 +23,70 @@ def free_port() -> int:
 
 
 class DoctorAws:
-    """The subprocess server plus the world the doctor tests read."""
+    """A served emulator (its own process) plus the world the doctor tests read."""
 
     def __init__(self, workdir: Path, spec: Optional[Dict[str, Any]] = None) -> None:
         self.workdir = workdir
         self.spec = spec if spec is not None else world.WORLD
         self.port = free_port()
         self.endpoint_url = f"http://127.0.0.1:{self.port}"
-        self.log_path = workdir / "requests.jsonl"
         self.keys: Dict[str, Dict[str, str]] = {}
         self.process: Optional[subprocess.Popen] = None
 
     # -- life cycle ---------------------------------------------------------------------
-    def _wait_until_up(self) -> None:
-        import requests
-
+    def _wait_until_ready(self, log: Path) -> None:
         assert self.process is not None
-        deadline = time.time() + 60
-        while True:
-            try:
-                requests.get(f"{self.endpoint_url}/moto-api/data.json", timeout=2)
-                return
-            except requests.RequestException:
-                if self.process.poll() is not None or time.time() > deadline:
-                    raise RuntimeError((self.workdir / "server.log").read_text()) from None
-                time.sleep(0.1)
+        deadline = time.time() + 120
+        while "ready in" not in log.read_text(errors="replace"):
+            if self.process.poll() is not None or time.time() > deadline:
+                raise RuntimeError(log.read_text(errors="replace"))
+            time.sleep(0.1)
 
     def start(self) -> DoctorAws:
-        import requests
-
-        env = dict(os.environ)
-        env.pop("INITIAL_NO_AUTH_ACTION_COUNT", None)
+        """``athena-spark-emulator serve`` seeded with the world's data catalogs and the
+        owner's grant, then the rest of the world through the AWS APIs, the faults, and
+        from then on IAM enforcement: every request must be signed by an IAM user whose
+        policy allows it."""
+        seed = self.workdir / "seed.json"
+        seed.write_text(json.dumps(world.seed(self.spec)))
+        log = self.workdir / "emulator.log"
+        env = {k: v for k, v in os.environ.items() if k != "INITIAL_NO_AUTH_ACTION_COUNT"}
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.doctor_support.server",
-                str(self.port),
-                str(self.log_path),
-            ],
-            cwd=ROOT,
+            [*SERVE, "--port", str(self.port), "--seed", str(seed)],
+            cwd=self.workdir,
             env=env,
             stdout=subprocess.DEVNULL,
-            stderr=open(self.workdir / "server.log", "wb"),  # noqa: SIM115 - lives as long as the process
+            stderr=open(log, "wb"),  # noqa: SIM115 - lives as long as the process
         )
-        self._wait_until_up()
+        self._wait_until_ready(log)
         self.keys = world.build(self.client, self.spec)
-        self.set_faults(world.fault_rules(self.spec, self.keys))
-        # From here on every request must be signed by an IAM user whose policy allows it.
-        requests.post(f"{self.endpoint_url}/moto-api/reset-auth", data=b"0", timeout=10)
+        self._control("POST", "faults", world.fault_rules(self.spec, self.keys))
+        self._control("PUT", "iam", {"enforce": True})
         self.clear_log()
         return self
 
-    def set_faults(self, rules: List[Dict[str, Any]]) -> None:
+    def _control(self, method: str, name: str, body: Any = None) -> Any:
+        """A call of the emulator's control API (athena_spark_emulator/control.py)."""
         import requests
 
-        requests.post(f"{self.endpoint_url}/doctor-api/rules", data=json.dumps(rules), timeout=10)
+        answer = requests.request(
+            method, f"{self.endpoint_url}/_emulator/{name}", data=json.dumps(body), timeout=30
+        )
+        answer.raise_for_status()
+        return answer.json()
+
+    def set_faults(self, rules: List[Dict[str, Any]]) -> None:
+        self._control("DELETE", "faults")
+        self._control("POST", "faults", rules)
 
     def set_latency(self, seconds: float) -> None:
         """Delay every AWS request by ``seconds`` from now on (0: no delay)."""
-        import requests
-
-        requests.post(
-            f"{self.endpoint_url}/doctor-api/latency", data=json.dumps(seconds), timeout=10
-        )
+        self._control("PUT", "latency", {"*": seconds} if seconds else {})
 
     def stop(self) -> None:
         if self.process is not None:
             self.process.terminate()
-            self.process.wait(timeout=30)
+            self.process.wait(timeout=60)
 
     # -- clients ------------------------------------------------------------------------
     def client(self, service: str, user: Optional[str] = None, attempts: int = 1) -> Any:
@@ -101,7 +96,7 @@ class DoctorAws:
         creds = (
             self.keys[user]
             if user
-            else {"aws_access_key_id": "admin", "aws_secret_access_key": "admin"}
+            else {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
         )
         return boto3.client(
             service,
@@ -123,11 +118,10 @@ class DoctorAws:
 
     # -- the request log ----------------------------------------------------------------
     def clear_log(self) -> None:
-        self.log_path.write_text("")
+        self._control("DELETE", "requests")
 
     def requests(self) -> List[Dict[str, Any]]:
-        lines = self.log_path.read_text().splitlines() if self.log_path.exists() else []
-        return [json.loads(line) for line in lines if line.strip()]
+        return list(self._control("GET", "requests"))
 
     def actions(self) -> List[str]:
         return [r["action"] for r in self.requests()]

@@ -1,4 +1,6 @@
-"""Build ``tests/fixtures/doctor_world.yml`` in a moto server, through the AWS APIs."""
+"""Build ``tests/fixtures/doctor_world.yml`` in a served emulator: the data catalogs and
+the owner's grant through its seed (:func:`seed`), the rest through the AWS APIs
+(:func:`build`), the owner's Glue with ``CatalogId=<owner>`` (the emulator routes it)."""
 
 from __future__ import annotations
 
@@ -36,22 +38,36 @@ def create_users(client: Client, users: Dict[str, Any]) -> Dict[str, Dict[str, s
     return keys
 
 
+def seed(world: Dict[str, Any] = WORLD) -> Dict[str, Any]:
+    """The emulator seed for ``world``: its data catalogs, and the owner's Glue granted to
+    the local account (its resource policy)."""
+    return {
+        "data_catalogs": world.get("data_catalogs") or [],
+        "accounts": {world["owner_account"]: {"grants": [world["local_account"]]}},
+    }
+
+
 def create_athena(client: Client, world: Dict[str, Any]) -> None:
     athena = client("athena")
-    for catalog in world.get("data_catalogs") or []:
-        athena.create_data_catalog(
-            Name=catalog["name"], Type=catalog["type"], Parameters=catalog.get("parameters") or {}
-        )
+    existing = {w["Name"] for w in athena.list_work_groups()["WorkGroups"]}
     for name, configuration in (world.get("work_groups") or {}).items():
+        if name in existing:  # the emulator's own (spark_wg): the world must agree with it
+            got = athena.get_work_group(WorkGroup=name)["WorkGroup"]["Configuration"]
+            assert got.get("ExecutionRole") == (configuration or {}).get("ExecutionRole"), got
+            continue
         engine = {"EngineVersion": {"SelectedEngineVersion": "PySpark engine version 3"}}
         athena.create_work_group(Name=name, Configuration={**engine, **(configuration or {})})
 
 
 def create_buckets(client: Client, world: Dict[str, Any]) -> None:
     s3 = client("s3")
+    existing = {b["Name"] for b in s3.list_buckets().get("Buckets", [])}  # the emulator's
     for bucket, spec in (world.get("buckets") or {}).items():
         spec = spec or {}
-        s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION})
+        if bucket not in existing:
+            s3.create_bucket(
+                Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION}
+            )
         for key, body in (spec.get("objects") or {}).items():
             data = body if isinstance(body, bytes) else str(body or "").encode()
             s3.put_object(Bucket=bucket, Key=key, Body=data)
@@ -93,13 +109,16 @@ def _partition_input(value: str, location: str) -> Dict[str, Any]:
 
 
 def create_glue(client: Client, world: Dict[str, Any]) -> None:
-    glue = client("glue")
+    glue, owner = client("glue"), world["owner_account"]
     for database, tables in (world.get("glue") or {}).items():
-        glue.create_database(DatabaseInput={"Name": database})
+        glue.create_database(CatalogId=owner, DatabaseInput={"Name": database})
         for name, spec in (tables or {}).items():
-            glue.create_table(DatabaseName=database, TableInput=_table_input(name, spec or {}))
+            glue.create_table(
+                CatalogId=owner, DatabaseName=database, TableInput=_table_input(name, spec or {})
+            )
             for value, location in ((spec or {}).get("partitions") or {}).items():
                 glue.create_partition(
+                    CatalogId=owner,
                     DatabaseName=database,
                     TableName=name,
                     PartitionInput=_partition_input(value, location),
@@ -120,23 +139,25 @@ def create_scale(client: Client, world: Dict[str, Any]) -> None:
     """The ``scale`` section: many one-file tables over a few databases and buckets."""
     scale = world.get("scale") or {}
     buckets = scale.get("buckets") or []
-    glue, s3 = client("glue"), client("s3")
+    glue, s3, owner = client("glue"), client("s3"), world["owner_account"]
     for bucket in buckets:
         s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION})
     for i, name in enumerate(scale_tables(world)):
         _, database, table = name.split(".")
         if table == "t_00":
-            glue.create_database(DatabaseInput={"Name": database})
+            glue.create_database(CatalogId=owner, DatabaseInput={"Name": database})
         bucket = buckets[i % len(buckets)]
         location = f"s3://{bucket}/{database}/{table}/"
         s3.put_object(Bucket=bucket, Key=f"{database}/{table}/part-0.parquet", Body=b"PAR1")
         glue.create_table(
-            DatabaseName=database, TableInput=_table_input(table, {"location": location})
+            CatalogId=owner,
+            DatabaseName=database,
+            TableInput=_table_input(table, {"location": location}),
         )
 
 
 def fault_rules(world: Dict[str, Any], keys: Dict[str, Dict[str, str]]) -> List[Dict[str, Any]]:
-    """The world's faults, with ``user`` turned into the access key the server sees."""
+    """The world's faults, with ``user`` turned into the access key the emulator sees."""
     rules = []
     for fault in world.get("faults") or []:
         rule = {k: v for k, v in fault.items() if k != "user"}

@@ -1,5 +1,5 @@
-"""`dbt run-operation cross_account_doctor` through the real dbt CLI, against a private moto
-server with IAM enforcement (tests/doctor_support), the plugin installed from its wheel
+"""`dbt run-operation cross_account_doctor` through the real dbt CLI, against a served
+emulator with IAM enforcement (tests/doctor_support), the plugin installed from its wheel
 and this repository installed as a package with `dbt deps`."""
 
 from __future__ import annotations

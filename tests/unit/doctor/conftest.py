@@ -1,4 +1,5 @@
-"""One private moto server (tests/doctor_support) for every doctor unit test."""
+"""One served emulator with IAM enforcement (tests/doctor_support) for every doctor unit
+test."""
 
 from __future__ import annotations
 

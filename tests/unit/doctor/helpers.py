@@ -1,4 +1,4 @@
-"""Run the doctor against the test server and pick rows out of its answer."""
+"""Run the doctor against the served emulator and pick rows out of its answer."""
 
 from __future__ import annotations
 
