@@ -220,6 +220,27 @@ class Catalog:
             f"{abs(hash((ref, time.time()))) % 10**12:012d})"
         )
 
+    # -- the owner catalog's encryption at rest ------------------------------------------
+    def set_catalog_encryption(self, account: str, mode: str, key: Optional[str] = None) -> None:
+        """``account``'s Glue Data Catalog encryption (``EncryptionAtRest``), kept in its
+        own moto Glue backend under its own catalog id, as PutDataCatalogEncryptionSettings
+        there would: GetDataCatalogEncryptionSettings with ``CatalogId=<account>`` reads it
+        (``responses.get_data_catalog_encryption_settings``)."""
+        at_rest: Dict[str, str] = {"CatalogEncryptionMode": mode}
+        if key:
+            at_rest["SseAwsKmsKeyId"] = key
+        with self.lock:
+            glue_backend(account).put_data_catalog_encryption_settings(
+                catalog_id=account, data_catalog_encryption_settings={"EncryptionAtRest": at_rest}
+            )
+
+    def catalog_encryption(self, account: str) -> Dict[str, Any]:
+        """``account``'s GetDataCatalogEncryptionSettings answer (DISABLED unless set)."""
+        answer: Dict[str, Any] = glue_backend(account).get_data_catalog_encryption_settings(
+            catalog_id=account
+        )
+        return answer
+
     # -- names ---------------------------------------------------------------------
     def resolve(self, parts: Sequence[str], spark_properties: Mapping[str, str]) -> TableRef:
         """Spark's parsed multipart name -> TableRef, as Athena's Glue client resolves it."""
