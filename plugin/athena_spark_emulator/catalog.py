@@ -224,8 +224,8 @@ class Catalog:
     def set_catalog_encryption(self, account: str, mode: str, key: Optional[str] = None) -> None:
         """``account``'s Glue Data Catalog encryption (``EncryptionAtRest``), kept in its
         own moto Glue backend under its own catalog id, as PutDataCatalogEncryptionSettings
-        there would: GetDataCatalogEncryptionSettings with ``CatalogId=<account>`` reads it
-        (``responses.get_data_catalog_encryption_settings``)."""
+        there would: GetDataCatalogEncryptionSettings with ``CatalogId=<account>``, routed
+        to the owner's Glue with its grants (``responses.route_glue_catalog_id``), reads it."""
         at_rest: Dict[str, str] = {"CatalogEncryptionMode": mode}
         if key:
             at_rest["SseAwsKmsKeyId"] = key
@@ -233,13 +233,6 @@ class Catalog:
             glue_backend(account).put_data_catalog_encryption_settings(
                 catalog_id=account, data_catalog_encryption_settings={"EncryptionAtRest": at_rest}
             )
-
-    def catalog_encryption(self, account: str) -> Dict[str, Any]:
-        """``account``'s GetDataCatalogEncryptionSettings answer (DISABLED unless set)."""
-        answer: Dict[str, Any] = glue_backend(account).get_data_catalog_encryption_settings(
-            catalog_id=account
-        )
-        return answer
 
     # -- names ---------------------------------------------------------------------
     def resolve(self, parts: Sequence[str], spark_properties: Mapping[str, str]) -> TableRef:

@@ -12,8 +12,6 @@ backend and serialises the answer. Here the state is the emulator's
   GetCalculationExecution, GetCalculationExecutionStatus, StopCalculationExecution;
 * stores data catalog names in lower case and looks them up case-insensitively, as Athena
   does (CreateDataCatalog, GetDataCatalog);
-* answers Glue GetDataCatalogEncryptionSettings for the ``CatalogId`` account (moto keeps
-  the settings per catalog id in the caller's backend; the seed sets them in the owner's);
 * names S3 requests by their API action (:func:`s3_action`), so they are counted too.
 """
 
@@ -53,7 +51,7 @@ def _answer(backend: EmulatorBackend, response: Any, action: str) -> Optional[An
     service = getattr(response, "service_name", "")
     if service == "glue" and (backend.glue_owner_routing or from_spark_catalog(response)):
         route_glue_catalog_id(backend, response, action)
-    handler = SERVICE_ACTIONS.get(service, {}).get(action)
+    handler = ATHENA_ACTIONS.get(action) if service == "athena" else None
     return None if handler is None else handler(backend, response)
 
 
@@ -102,14 +100,6 @@ def create_data_catalog(backend: EmulatorBackend, response: Any) -> Answer:
 def get_data_catalog(backend: EmulatorBackend, response: Any) -> Answer:
     name = str(response._get_param("Name") or "").lower()
     return json.dumps({"DataCatalog": response.athena_backend.get_data_catalog(name)})
-
-
-# ---- Glue: the catalog's encryption, per account ------------------------------------------
-def get_data_catalog_encryption_settings(backend: EmulatorBackend, response: Any) -> Answer:
-    """The ``CatalogId`` account's settings (after ``route_glue_catalog_id`` let it through)."""
-    catalog_id = str(response._get_param("CatalogId") or "")
-    account = catalog_id if catalog_id.isdigit() else response.current_account
-    return json.dumps(backend.catalog.catalog_encryption(account))
 
 
 # ---- the Spark Calculation API ------------------------------------------------------------
@@ -264,10 +254,6 @@ ATHENA_ACTIONS: Dict[str, Callable[[EmulatorBackend, Any], Optional[Answer]]] = 
     "GetCalculationExecutionStatus": get_calculation_execution_status,
     "StopCalculationExecution": stop_calculation_execution,
 }
-GLUE_ACTIONS: Dict[str, Callable[[EmulatorBackend, Any], Optional[Answer]]] = {
-    "GetDataCatalogEncryptionSettings": get_data_catalog_encryption_settings,
-}
-SERVICE_ACTIONS = {"athena": ATHENA_ACTIONS, "glue": GLUE_ACTIONS}
 
 
 # ---- S3: which API action a REST request is -------------------------------------------------
