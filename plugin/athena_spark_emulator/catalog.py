@@ -220,6 +220,20 @@ class Catalog:
             f"{abs(hash((ref, time.time()))) % 10**12:012d})"
         )
 
+    # -- the owner catalog's encryption at rest ------------------------------------------
+    def set_catalog_encryption(self, account: str, mode: str, key: Optional[str] = None) -> None:
+        """``account``'s Glue Data Catalog encryption (``EncryptionAtRest``), kept in its
+        own moto Glue backend under its own catalog id, as PutDataCatalogEncryptionSettings
+        there would: GetDataCatalogEncryptionSettings with ``CatalogId=<account>``, routed
+        to the owner's Glue with its grants (``responses.route_glue_catalog_id``), reads it."""
+        at_rest: Dict[str, str] = {"CatalogEncryptionMode": mode}
+        if key:
+            at_rest["SseAwsKmsKeyId"] = key
+        with self.lock:
+            glue_backend(account).put_data_catalog_encryption_settings(
+                catalog_id=account, data_catalog_encryption_settings={"EncryptionAtRest": at_rest}
+            )
+
     # -- names ---------------------------------------------------------------------
     def resolve(self, parts: Sequence[str], spark_properties: Mapping[str, str]) -> TableRef:
         """Spark's parsed multipart name -> TableRef, as Athena's Glue client resolves it."""

@@ -10,6 +10,9 @@ is ``seed_schema.json`` next to this module)::
     accounts:
       "999999999999":                  # quote account ids: YAML would read a number
         grants: ["123456789012"]       # accounts allowed to read this account's Glue
+        catalog_encryption:            # its Glue catalog's encryption at rest (default:
+          mode: SSE-KMS                #   DISABLED); key: alias/aws/glue is the AWS
+          key: alias/aws/glue          #   managed key, which other accounts cannot read
         databases:
           sales:                       # Glue database of that account
             orders:                    # table: Hive column types, rows in column order
@@ -222,6 +225,11 @@ def apply(emulator: Seedable, spec: Spec) -> Dict[str, Any]:
         account_spec = account_spec or {}
         for grantee in account_spec.get("grants") or []:
             emulator.catalog.grant(account, grantee)
+        encryption = account_spec.get("catalog_encryption")
+        if encryption:
+            emulator.catalog.set_catalog_encryption(
+                account, encryption["mode"], encryption.get("key")
+            )
         for database, tables in (account_spec.get("databases") or {}).items():
             emulator.catalog.ensure_database(account, str(database))
             for table, table_spec in (tables or {}).items():

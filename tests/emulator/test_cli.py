@@ -70,6 +70,22 @@ def write(tmp_path: Path, text: str, name: str = "seed.yml") -> Path:
             ('grants: ["123456789012"]', 'grants: ["12345"]'),
             "seed.yml:5: accounts.999999999999.grants.0: '12345' is not a 12-digit account id",
         ),
+        (  # the owner catalog's encryption: a mode Glue does not have
+            (
+                'grants: ["123456789012"]',
+                'grants: ["123456789012"]\n    catalog_encryption: {mode: SSE_KMS, key: k}',
+            ),
+            "seed.yml:6: accounts.999999999999.catalog_encryption.mode: 'SSE_KMS' is not one of "
+            "['DISABLED', 'SSE-KMS', 'SSE-KMS-WITH-SERVICE-ROLE']",
+        ),
+        (  # ... and a key that is not one of its keys
+            (
+                'grants: ["123456789012"]',
+                'grants: ["123456789012"]\n    catalog_encryption: {mode: SSE-KMS, kms: k}',
+            ),
+            "seed.yml:6: accounts.999999999999.catalog_encryption.kms: Additional properties "
+            "are not allowed ('kms' was unexpected)",
+        ),
         (
             ("type: GLUE", "type: GLEU"),
             "seed.yml:2: data_catalogs.0.type: 'GLEU' is not one of",

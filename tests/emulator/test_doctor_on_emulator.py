@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO_ROOT
+from tests.emulator.doctor_project import write_project_files
 
 pytestmark = pytest.mark.dbt
 
@@ -116,26 +117,11 @@ json.dump({"healthy": healthy, "planted": planted}, open(sys.argv[1], "w"))
 def write_project(root: Path) -> Path:
     project = root / PROJECT
     (project / "models" / "planted").mkdir(parents=True)
-    config = {
-        "name": PROJECT,
-        "version": "1.0.0",
-        "config-version": 2,
-        "profile": PROJECT,
-        "dispatch": [
-            {
-                "macro_namespace": "athena",
-                "search_order": [PROJECT, "dbt_athena_cross_account", "dbt"],
-            }
-        ],
-        "models": {
-            PROJECT: {
-                "+spark_cross_account_catalog": True,
-                "planted": {"+enabled": "{{ var('planted', false) }}"},
-            }
-        },
+    models = {
+        "+spark_cross_account_catalog": True,
+        "planted": {"+enabled": "{{ var('planted', false) }}"},
     }
-    (project / "dbt_project.yml").write_text(yaml.safe_dump(config, sort_keys=False))
-    (project / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(REPO_ROOT)}]}))
+    write_project_files(project, PROJECT, models)
     (project / "models" / "sources.yml").write_text(yaml.safe_dump(SOURCES, sort_keys=False))
     for name, code in MODELS.items():
         (project / "models" / name).write_text(textwrap.dedent(code))

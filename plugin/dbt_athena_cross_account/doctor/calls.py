@@ -28,6 +28,7 @@ READ_ONLY_ACTIONS = frozenset(
         "GetDatabase",  # glue:GetDatabase
         "GetTable",  # glue:GetTable
         "GetPartitions",  # glue:GetPartitions
+        "GetDataCatalogEncryptionSettings",  # glue:GetDataCatalogEncryptionSettings
         "ListObjectsV2",  # s3:ListBucket
         "GetObject",  # s3:GetObject (one byte; proves kms:Decrypt too)
         "GetBucketEncryption",  # s3:GetEncryptionConfiguration

@@ -1,16 +1,24 @@
 """``metadata`` rows: glue:GetDatabase, glue:GetTable and, for a partitioned table, a
 bounded sample of glue:GetPartitions, in the owner's catalog (``CatalogId=<owner>``), as
-Spark's Glue client reads them."""
+Spark's Glue client reads them; and the owner catalog's encryption (once per owner,
+``catalog_encryption.py``): a catalog on the AWS managed key FAILs, settings the doctor may
+not read are named in the reason without changing the row's status."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, List, Mapping, Optional, Tuple
 
 from dbt_athena_cross_account import fixes
 from dbt_athena_cross_account.doctor.aws_errors import AwsError
 from dbt_athena_cross_account.doctor.calls import Aws
-from dbt_athena_cross_account.doctor.policies import glue_policies
+from dbt_athena_cross_account.doctor.catalog_encryption import (
+    CatalogKey,
+    aws_managed_reason,
+    owner_catalog_key,
+    reason_suffix,
+)
+from dbt_athena_cross_account.doctor.policies import catalog_key_policies, glue_policies
 from dbt_athena_cross_account.doctor.rows import Check, CheckedTable, Identity
 from dbt_athena_cross_account.errors import FAIL, PASS
 
@@ -101,12 +109,26 @@ def _glue_calls(aws: Aws, ref: CheckedTable, owner: str) -> Tuple[str, Any]:
     return "glue:GetPartitions", TableFacts(answer["Table"], partitions)
 
 
+def _with_catalog_key(aws: Aws, row: Check, owner: str, identity: Identity) -> Check:
+    """``row`` judged with the owner catalog's encryption too."""
+    found = owner_catalog_key(aws, owner)
+    if not (isinstance(found, CatalogKey) and found.aws_managed):
+        return replace(row, reason=row.reason + reason_suffix(found, identity, aws.region, owner))
+    reason = aws_managed_reason(found, owner)
+    fix = catalog_key_policies(identity, owner, aws.region)
+    if row.status == FAIL:  # both problems: the Glue one as found, then the key
+        reason, fix = f"{row.reason}; {reason}", f"{row.fix}\n{fix}"
+    return Check(FAIL, KIND, row.subject, reason, fix)
+
+
 def check_metadata(
     aws: Aws, ref: CheckedTable, owner: str, identity: Identity
 ) -> Tuple[Check, Optional[TableFacts]]:
     """(row, the table facts, or None when the table cannot be read)."""
     action, answer = _glue_calls(aws, ref, owner)
     if isinstance(answer, AwsError):
-        return _error_row(aws, ref, owner, identity, action, answer), None
+        row = _error_row(aws, ref, owner, identity, action, answer)
+        return _with_catalog_key(aws, row, owner, identity), None
     template = READABLE if answer.partitions is None else READABLE_PARTITIONED
-    return Check(PASS, KIND, ref.name, template.format(owner=owner)), answer
+    row = Check(PASS, KIND, ref.name, template.format(owner=owner))
+    return _with_catalog_key(aws, row, owner, identity), answer

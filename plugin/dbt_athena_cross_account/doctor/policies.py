@@ -39,6 +39,14 @@ S3_FIX = (
     "2) consumer account {account}: attach to {roles}:\n"
     "{consumer_policy}"
 )
+CATALOG_KEY_FIX = (
+    "1) owner account {owner}: encrypt the Glue catalog with a customer managed KMS key "
+    "({command}); only metadata written after the change uses the new key, "
+    "and the key policy must allow kms:Decrypt for {roles}\n"
+    "2) consumer account {account}: attach to {roles}:\n"
+    "{consumer_policy}"
+)
+CUSTOMER_KEY = "<customer managed key ARN>"
 KMS_FIX = (
     "\n3) the bucket uses SSE-KMS with key {key}: "
     "its key policy (in the key owner's account) must allow kms:Decrypt for {roles}."
@@ -124,3 +132,31 @@ def s3_policies(identity: Identity, bucket: str, prefix: str, kms_key: Optional[
         consumer_policy=_json(_document(consumer)),
     )
     return text + (KMS_FIX.format(key=kms_key, roles=roles) if kms_key else "")
+
+
+def catalog_key_policies(identity: Identity, owner: str, region: str) -> str:
+    """An owner catalog on the AWS managed key: the owner's
+    ``aws glue put-data-catalog-encryption-settings`` line with a customer managed key, and
+    kms:Decrypt on that key for the dbt role and Spark's execution role."""
+    settings = {
+        "EncryptionAtRest": {"CatalogEncryptionMode": "SSE-KMS", "SseAwsKmsKeyId": CUSTOMER_KEY}
+    }
+    command = fixes.shell_command(
+        "aws",
+        "glue",
+        "put-data-catalog-encryption-settings",
+        "--catalog-id",
+        owner,
+        "--region",
+        region,
+        "--data-catalog-encryption-settings",
+        json.dumps(settings, separators=(",", ":")),
+    )
+    consumer = {"Effect": "Allow", "Action": "kms:Decrypt", "Resource": CUSTOMER_KEY}
+    return CATALOG_KEY_FIX.format(
+        owner=owner,
+        command=command,
+        roles=", ".join(identity.principals()),
+        account=identity.account or YOUR_ACCOUNT,
+        consumer_policy=_json(_document([consumer])),
+    )
