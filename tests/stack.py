@@ -55,10 +55,26 @@ def fresh_emulator_per_module() -> Iterator[None]:
     grants, faults, counters or calculations; the buckets and work groups of ``prepare``
     again), so no module leans on what another left behind: CI runs one leg in random order
     (pytest-randomly) to prove it. Autouse, so it runs before the module's own fixtures
-    seed their world; it starts no emulator."""
+    seed their world; it starts no emulator.
+
+    dbt run in this process (dbt-tests-adapter's ``run_dbt``) keeps the Spark sessions it
+    started in dbt-athena's module-level ``spark_session_list`` across invocations, which a
+    fresh dbt process never does. After the reset those sessions are TERMINATED, and
+    dbt-athena 1.9 retries StartCalculationExecution on them forever (it only drops a
+    session after a "BUSY" answer). So the reset also empties that list, as a new process
+    would have it."""
     if SESSION_EMULATOR:
         SESSION_EMULATOR[0].reset()
+        forget_dbt_athena_sessions()
     yield
+
+
+def forget_dbt_athena_sessions() -> None:
+    """Empty dbt-athena's in-process registry of Spark sessions (and their load)."""
+    from dbt.adapters.athena import session
+
+    session.spark_session_list.clear()
+    session.spark_session_load.clear()
 
 
 @pytest.fixture(scope="class")
