@@ -142,7 +142,7 @@ class EmulatorBackend:
         self.latency.clear()
         with self.lock:
             self.calls.clear()
-            self.requests.clear()
+        self.clear_requests()
         self.clear_faults()
 
     # -- counting, latency and faults: one mechanism for every API, S3 included ---------------
@@ -174,12 +174,13 @@ class EmulatorBackend:
         self,
         action: str,
         code: str,
-        message: str,
-        times: Optional[int],
+        message: str = "",
+        times: Optional[int] = 1,
         match: Optional[Dict[str, Any]] = None,
         access_key: Optional[str] = None,
         missing_header: Optional[str] = None,
     ) -> None:
+        message = message or f"{code} (injected)"
         fault = Fault(code, message, times, dict(match or {}), access_key, missing_header)
         with self.lock:
             self.faults[action].append(fault)

@@ -58,7 +58,7 @@ def _faults(backend: EmulatorBackend, method: str, body: Any) -> Answer:
         backend.inject(
             fault["action"],
             fault["code"],
-            fault.get("message") or f"{fault['code']} (injected)",
+            fault.get("message") or "",
             fault.get("times"),
             fault.get("match"),
             fault.get("access_key"),

@@ -326,12 +326,11 @@ class Emulator:
         whose parameters include it (``{"Name": "hr"}``; for S3 ``Bucket`` and the query,
         e.g. ``prefix``), with ``access_key`` only the calls signed with that key, with
         ``missing_header`` only the calls without that header."""
-        message = message or f"{code} (injected)"
         self.backend.inject(action, code, message, times, match, access_key, missing_header)
 
     @property
     def requests(self) -> List[Dict[str, Any]]:
-        """The request log: every request served (the newest 20000), oldest first, as
+        """The request log: every request served (the newest ``REQUEST_LOG_SIZE``), oldest first, as
         ``{service, action, method, path, query, params, request_payer, access_key, start,
         end}``. ``clear_requests()`` empties it; ``reset()`` does too."""
         return self.backend.request_log()

@@ -38,6 +38,7 @@ from typing import Any, Mapping, Union
 
 from dbt_athena_cross_account.doctor.aws_errors import AwsError
 from dbt_athena_cross_account.doctor.calls import Aws
+from dbt_athena_cross_account.doctor.policies import catalog_arn
 from dbt_athena_cross_account.doctor.rows import Identity
 
 DISABLED = "DISABLED"
@@ -102,10 +103,6 @@ def owner_catalog_key(aws: Aws, owner: str) -> Union[CatalogKey, AwsError]:
         CatalogId=owner,
     )
     return answer if isinstance(answer, AwsError) else judge(answer)
-
-
-def catalog_arn(region: str, owner: str) -> str:
-    return f"arn:aws:glue:{region}:{owner}:catalog"
 
 
 def reason_suffix(

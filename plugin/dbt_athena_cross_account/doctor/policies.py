@@ -77,10 +77,15 @@ def _document(statements: List[Dict[str, Any]]) -> Dict[str, Any]:
     return {"Version": "2012-10-17", "Statement": statements}
 
 
+def catalog_arn(region: str, owner: str) -> str:
+    """The ARN of ``owner``'s Glue Data Catalog in ``region``."""
+    return f"arn:aws:glue:{region}:{owner}:catalog"
+
+
 def glue_policies(identity: Identity, owner: str, region: str, database: str) -> str:
     """Both policy documents a cross-account Glue read needs, filled in."""
     resources = [
-        f"arn:aws:glue:{region}:{owner}:catalog",
+        catalog_arn(region, owner),
         f"arn:aws:glue:{region}:{owner}:database/{database}",
         f"arn:aws:glue:{region}:{owner}:table/{database}/*",
     ]
