@@ -22,6 +22,32 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def serve_emulator(workdir: Path, seed: Dict[str, Any], port: int) -> subprocess.Popen:
+    """``athena-spark-emulator serve`` on ``port``, seeded with ``seed``, in its own process
+    and session (moto's IAM switch is process-wide), returned once it says it is ready;
+    its stderr goes to ``workdir/emulator.log``."""
+    seed_file = workdir / "seed.json"
+    seed_file.write_text(json.dumps(seed))
+    log = workdir / "emulator.log"
+    env = {k: v for k, v in os.environ.items() if k != "INITIAL_NO_AUTH_ACTION_COUNT"}
+    with open(log, "wb") as err:
+        process = subprocess.Popen(
+            [*SERVE, "--port", str(port), "--seed", str(seed_file)],
+            cwd=workdir,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,
+        )
+    deadline = time.time() + 120
+    while "ready in" not in log.read_text(errors="replace"):
+        if process.poll() is not None or time.time() > deadline:
+            process.terminate()
+            raise RuntimeError(log.read_text(errors="replace"))
+        time.sleep(0.1)
+    return process
+
+
 class DoctorAws:
     """A served emulator (its own process) plus the world the doctor tests read."""
 
@@ -34,31 +60,12 @@ class DoctorAws:
         self.process: Optional[subprocess.Popen] = None
 
     # -- life cycle ---------------------------------------------------------------------
-    def _wait_until_ready(self, log: Path) -> None:
-        assert self.process is not None
-        deadline = time.time() + 120
-        while "ready in" not in log.read_text(errors="replace"):
-            if self.process.poll() is not None or time.time() > deadline:
-                raise RuntimeError(log.read_text(errors="replace"))
-            time.sleep(0.1)
-
     def start(self) -> DoctorAws:
         """``athena-spark-emulator serve`` seeded with the world's data catalogs and the
         owner's grant, then the rest of the world through the AWS APIs, the faults, and
         from then on IAM enforcement: every request must be signed by an IAM user whose
         policy allows it."""
-        seed = self.workdir / "seed.json"
-        seed.write_text(json.dumps(world.seed(self.spec)))
-        log = self.workdir / "emulator.log"
-        env = {k: v for k, v in os.environ.items() if k != "INITIAL_NO_AUTH_ACTION_COUNT"}
-        self.process = subprocess.Popen(
-            [*SERVE, "--port", str(self.port), "--seed", str(seed)],
-            cwd=self.workdir,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=open(log, "wb"),  # noqa: SIM115 - lives as long as the process
-        )
-        self._wait_until_ready(log)
+        self.process = serve_emulator(self.workdir, world.seed(self.spec), self.port)
         self.keys = world.build(self.client, self.spec)
         self._control("POST", "faults", world.fault_rules(self.spec, self.keys))
         self._control("PUT", "iam", {"enforce": True})

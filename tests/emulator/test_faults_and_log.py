@@ -8,11 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 from typing import Any, Dict, Iterator
 
 import boto3
@@ -22,9 +17,9 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from athena_spark_emulator import REGION, Emulator
+from tests.doctor_support.aws import free_port, serve_emulator
 from tests.stack import prepare_base
 
-CLI = str(Path(sys.executable).parent / "athena-spark-emulator")
 NO_RETRY = Config(retries={"total_max_attempts": 1, "mode": "standard"})
 
 
@@ -135,25 +130,10 @@ def boto3_client(emu: Any, service: str, key: str = "testing", endpoint: str = "
 # ---- a served emulator: the control API and IAM enforcement (process-wide in moto) ---------
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    workdir = tmp_path_factory.mktemp("served")
-    seed = workdir / "seed.json"
-    seed.write_text(json.dumps({"accounts": {"999999999999": {"grants": ["123456789012"]}}}))
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    log = workdir / "serve.log"
-    with open(log, "wb") as err:
-        process = subprocess.Popen(
-            [CLI, "serve", "--port", str(port), "--seed", str(seed)],
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            start_new_session=True,
-        )
+    seed = {"accounts": {"999999999999": {"grants": ["123456789012"]}}}
+    port = free_port()
+    process = serve_emulator(tmp_path_factory.mktemp("served"), seed, port)
     try:
-        deadline = time.time() + 120
-        while "ready in" not in log.read_text():
-            assert process.poll() is None and time.time() < deadline, log.read_text()
-            time.sleep(0.1)
         yield f"http://127.0.0.1:{port}"
     finally:
         os.killpg(process.pid, signal.SIGTERM)
