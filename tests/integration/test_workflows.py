@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 import pytest
 
@@ -67,10 +67,15 @@ def resolver_lookups(log_dir: Path) -> List[str]:
 
 
 @pytest.fixture(scope="module")
-def eight_threads(dbt, world, project) -> Tuple[str, List[str]]:
+def eight_threads(dbt, world, project) -> Tuple[str, List[str], Dict[str, List[int]]]:
     """One run, 8 threads, many opted-in models at once; the partner catalog's name comes
-    from env_var() with stray whitespace and mixed case."""
-    for table in ("two_partners", "from_env", "typo_fallback", "lambda_fallback"):
+    from env_var() with stray whitespace and mixed case.
+
+    Returns the output, the catalogs looked up and each model's rows read RIGHT AFTER the
+    run: other tests in this module rewrite two_partners and from_env (--empty, retry), and
+    pytest-randomly may run them between this fixture and the tests that use it."""
+    written = ("two_partners", "from_env", "typo_fallback", "lambda_fallback", "reads_versions")
+    for table in written[:4]:
         drop(world, table)
     log_dir = project / "logs-eight-threads"  # this run's own dbt.log
     out = dbt(
@@ -86,11 +91,11 @@ def eight_threads(dbt, world, project) -> Tuple[str, List[str]]:
         DBT_THREADS="8",
         WF_PARTNER_CATALOG=" Partner_Catalog ",
     )
-    return out, resolver_lookups(log_dir)
+    return out, resolver_lookups(log_dir), {table: order_ids(table) for table in written}
 
 
 def test_eight_threads_two_owner_catalogs_in_one_model(eight_threads):
-    assert order_ids("two_partners") == PARTNER_ROWS + SUPPLIER_ROWS
+    assert eight_threads[2]["two_partners"] == PARTNER_ROWS + SUPPLIER_ROWS
     # one lookup per distinct catalog for the whole run (" Partner_Catalog " is partner_catalog;
     # the log names it as the first model to ask spelt it, which the 8 threads decide)
     assert sorted(name.lower() for name in eight_threads[1]) == sorted(
@@ -99,7 +104,7 @@ def test_eight_threads_two_owner_catalogs_in_one_model(eight_threads):
 
 
 def test_catalog_from_env_var_with_whitespace_and_mixed_case(eight_threads):
-    assert order_ids("from_env") == PARTNER_ROWS
+    assert eight_threads[2]["from_env"] == PARTNER_ROWS
     assert "from catalog 'Partner_Catalog'" not in eight_threads[0]  # resolved, no warning
 
 
@@ -110,12 +115,12 @@ def test_fallback_local_warns_and_reads_local(eight_threads):
         "'partner_catalgo', but 'partner_catalgo' is not registered"
     ) in out
     assert "spark_cross_account_fallback is 'local', so the local account's table" in out
-    assert order_ids("typo_fallback") == LOCAL_ROWS
-    assert order_ids("lambda_fallback") == LOCAL_ROWS
+    assert eight_threads[2]["typo_fallback"] == LOCAL_ROWS
+    assert eight_threads[2]["lambda_fallback"] == LOCAL_ROWS
 
 
 def test_versioned_refs(eight_threads):
-    assert order_ids("reads_versions") == PARTNER_ROWS + SUPPLIER_ROWS
+    assert eight_threads[2]["reads_versions"] == PARTNER_ROWS + SUPPLIER_ROWS
 
 
 # ---- fail closed ----------------------------------------------------------------------------
