@@ -11,14 +11,16 @@ import subprocess
 import sys
 import sysconfig
 from pathlib import Path
-from typing import Dict, Iterator, List
+from typing import Dict, Iterator, List, Optional
 
 import pytest
 
 from athena_spark_emulator import Emulator
 from athena_spark_emulator.constants import DATA_BUCKET, SPARK_WORK_GROUP, STAGING_BUCKET
-from athena_spark_emulator.profile import athena_target, dbt_cli, ensure_data_catalog
+import athena_spark_emulator.profile as emulator_profile
+from athena_spark_emulator.profile import athena_target, ensure_data_catalog
 from athena_spark_emulator.profile import prepare as prepare_base
+from tests import forked_dbt
 
 __all__ = [
     "DATA_BUCKET",
@@ -32,6 +34,32 @@ __all__ = [
 ]
 
 
+_subprocess_dbt_cli = emulator_profile.dbt_cli
+
+
+def dbt_cli(
+    args: List[str],
+    project_dir: Path,
+    profiles_dir: Path,
+    env: Dict[str, str],
+    python: Optional[Path] = None,
+    timeout: int = 600,
+) -> subprocess.CompletedProcess:
+    """The emulator package's ``dbt_cli`` (``dbt ARGS`` in a new process), with the process
+    forked from a warm one that has imported dbt (tests/forked_dbt.py) when it is this
+    environment's dbt; another ``python``, or ``DBT_CLI_FORK=0``, runs a plain subprocess."""
+    if python is not None or not forked_dbt.enabled():
+        return _subprocess_dbt_cli(args, project_dir, profiles_dir, env, python, timeout)
+    [script] = emulator_profile.dbt_executable()
+    return forked_dbt.run(
+        [*args, "--project-dir", str(project_dir)],
+        project_dir,
+        emulator_profile.dbt_env(env, profiles_dir),
+        script,
+        timeout,
+    )
+
+
 SESSION_EMULATOR: List[Emulator] = []  # the `emulator` fixture's, for helpers without it
 
 
@@ -39,6 +67,7 @@ SESSION_EMULATOR: List[Emulator] = []  # the `emulator` fixture's, for helpers w
 def emulator() -> Iterator[Emulator]:
     with Emulator() as emu, pytest.MonkeyPatch.context() as mp:
         SESSION_EMULATOR[:] = [emu]
+        mp.setattr(emulator_profile, "dbt_cli", dbt_cli)  # Emulator.dbt() forks too
         for key, value in emu.env().items():
             mp.setenv(key, value)
         # dbt must never pick up a developer's real AWS profile in tests.

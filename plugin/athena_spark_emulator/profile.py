@@ -152,6 +152,20 @@ def dbt_executable(python: Optional[Path] = None) -> List[str]:
     return [found or str(Path(sys.executable).parent / "dbt")]
 
 
+def dbt_env(env: Dict[str, str], profiles_dir: Path) -> Dict[str, str]:
+    """The environment :func:`dbt_cli` runs dbt with: this process's, ``env`` over it, the
+    profiles folder, no usage statistics and never a developer's real AWS profile."""
+    full_env = {
+        **os.environ,
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        **env,
+        "DBT_PROFILES_DIR": str(profiles_dir),
+    }
+    if "AWS_PROFILE" not in env:
+        full_env.pop("AWS_PROFILE", None)
+    return full_env
+
+
 def dbt_cli(
     args: List[str],
     project_dir: Path,
@@ -161,18 +175,10 @@ def dbt_cli(
     timeout: int = 600,
 ) -> subprocess.CompletedProcess:
     """Run ``dbt ARGS`` in a subprocess; ``python`` picks the environment (default: this one)."""
-    full_env = {
-        **os.environ,
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        **env,
-        "DBT_PROFILES_DIR": str(profiles_dir),
-    }
-    if "AWS_PROFILE" not in env:
-        full_env.pop("AWS_PROFILE", None)  # never a developer's real AWS profile
     return subprocess.run(
         [*dbt_executable(python), *args, "--project-dir", str(project_dir)],
         cwd=project_dir,
-        env=full_env,
+        env=dbt_env(env, profiles_dir),
         capture_output=True,
         text=True,
         timeout=timeout,
