@@ -260,6 +260,7 @@ def test_healthy_world_all_pass_in_two_sessions_both_terminated(world):
 def test_the_probe_is_read_only(world):
     for name in ("healthy", "planted"):
         run = world[name]
+        assert actions(run).count("StartCalculationExecution") >= 2, (name, run["out"])
         written = [
             a for a in actions(run) if a.startswith(WRITE_PREFIXES) and a not in PROBE_ACTIONS
         ]
