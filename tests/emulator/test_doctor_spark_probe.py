@@ -19,19 +19,17 @@ model with its own engine_config whose calculation never finishes (the timeout).
 from __future__ import annotations
 
 import re
-import textwrap
 import threading
 import time
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
-import yaml
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.constants import EXECUTION_ROLE_ARN
 from athena_spark_emulator.profile import profiles_yml
-from tests.emulator.doctor_project import write_project_files
+from tests.emulator.doctor_project import fix_of, line, write_planted_project
 
 pytestmark = pytest.mark.dbt
 
@@ -79,33 +77,24 @@ SOURCES = [
     {"name": "slow", "database": HANG_MARKER, "schema": "sales", "tables": [{"name": "orders"}]},
 ]
 
+
+def source_model(reads: str, config: str = "") -> str:
+    """A Python model returning ``reads`` (an expression of dbt.source calls)."""
+    return (
+        f'def model(dbt, spark):\n    dbt.config(materialized="table"{config})\n'
+        f"    return {reads}\n"
+    )
+
+
+SHUFFLE = ', engine_config={"SparkProperties": {"spark.sql.shuffle.partitions": "3"}}'
 MODELS = {
-    "hive_model.py": """
-        def model(dbt, spark):
-            dbt.config(materialized="table")
-            return dbt.source("a", "orders").join(dbt.source("b", "staff"), "order_id")
-    """,
-    "iceberg_model.py": """
-        def model(dbt, spark):
-            dbt.config(materialized="table", table_type="iceberg")
-            return dbt.source("a", "shipments")
-    """,
-    "planted/dbt_role_only.py": """
-        def model(dbt, spark):
-            dbt.config(materialized="table")
-            return dbt.source("c", "orders")
-    """,
-    "planted/no_iceberg_classes.py": """
-        def model(dbt, spark):
-            dbt.config(materialized="table")
-            return dbt.source("a", "returns")
-    """,
-    "planted/slow.py": """
-        def model(dbt, spark):
-            dbt.config(materialized="table",
-                       engine_config={"SparkProperties": {"spark.sql.shuffle.partitions": "3"}})
-            return dbt.source("slow", "orders")
-    """,
+    "hive_model.py": source_model(
+        'dbt.source("a", "orders").join(dbt.source("b", "staff"), "order_id")'
+    ),
+    "iceberg_model.py": source_model('dbt.source("a", "shipments")', ', table_type="iceberg"'),
+    "planted/dbt_role_only.py": source_model('dbt.source("c", "orders")'),
+    "planted/no_iceberg_classes.py": source_model('dbt.source("a", "returns")'),
+    "planted/slow.py": source_model('dbt.source("slow", "orders")', SHUFFLE),
 }
 
 PROBE_ACTIONS = {"StartSession", "StartCalculationExecution", "TerminateSession"}
@@ -124,18 +113,8 @@ WRITE_PREFIXES = (
 
 
 def write_project(root: Path) -> Path:
-    project = root / PROJECT
-    (project / "models" / "planted").mkdir(parents=True)
-    models = {
-        "+spark_cross_account_catalog": True,
-        "planted": {"+enabled": "{{ var('planted', false) }}"},
-    }
-    write_project_files(project, PROJECT, models)
-    (project / "models" / "sources.yml").write_text(
-        yaml.safe_dump({"version": 2, "sources": SOURCES}, sort_keys=False)
-    )
-    for name, code in MODELS.items():
-        (project / "models" / name).write_text(textwrap.dedent(code))
+    sources = {"version": 2, "sources": SOURCES}
+    project = write_planted_project(root, PROJECT, sources, MODELS)
     (project / "profiles.yml").write_text(profiles_yml(PROJECT))
     return project
 
@@ -199,27 +178,6 @@ def world(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Itera
                 release.set()
                 emulator.backend.executor = previous
             yield runs
-
-
-def line(out: str, status: str, check: str, subject: str) -> str:
-    match = re.search(rf"^{status}\s+{check}\s+{re.escape(subject)}\s+(.*)$", out, re.M)
-    assert match, f"no {status} {check} {subject} row in:\n{out}"
-    return match.group(1)
-
-
-def fix_of(out: str, check: str, subject: str) -> str:
-    lines = out.splitlines()
-    start = next(
-        i
-        for i, text in enumerate(lines)
-        if re.match(rf"^\S+\s+{check}\s+{re.escape(subject)}\s", text)
-    )
-    fix: List[str] = []
-    for text in lines[start + 1 :]:
-        if not text.startswith("        "):
-            break
-        fix.append(text.strip())
-    return "\n".join(fix).removeprefix("fix: ")
 
 
 def actions(run: Dict[str, Any]) -> List[str]:
