@@ -20,7 +20,7 @@ from dbt_athena_cross_account.doctor.rows import Check, Identity
 from dbt_athena_cross_account.errors import FAIL, PASS, WARN
 
 KIND = "spark"
-DEFAULT_TIMEOUT = 300  # seconds per session: its start, then its one calculation
+DEFAULT_TIMEOUT = 600  # seconds per session: its start, then its one calculation (one small job per table)
 DEFAULT_MAX_SESSIONS = 4
 MARKER = "dbt_athena_cross_account probe result: "
 
