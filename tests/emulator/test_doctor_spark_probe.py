@@ -7,13 +7,15 @@ session terminated; read-only. Without ``spark: true`` no session starts.
 One world for the module, three owners:
 * 111111111111 (``cat_a``): Hive ``sales.orders`` and Iceberg ``sales.shipments``,
   ``sales.returns``, granted to the whole local account;
-* 222222222222 (``cat_b``): Hive ``hr.staff``, granted to the whole local account;
+* 222222222222 (``cat_b``): Hive ``hr.staff`` and ``hr.payroll``, granted to the whole local
+  account;
 * 333333333333 (``cat_c``): Hive ``sales.orders``, granted to the dbt identity only, not to
   the execution role (planted).
 Healthy models: a Hive model (``cat_a.sales.orders``, ``cat_b.hr.staff``) and an Iceberg
 model (``cat_a.sales.shipments``). Planted (``--vars '{planted: true}'``): a Hive model reading
-``cat_c`` and the Iceberg ``cat_a.sales.returns`` (no Iceberg classes in its session), and a
-model with its own engine_config whose calculation never finishes (the timeout).
+``cat_c`` and the Iceberg ``cat_a.sales.returns`` (no Iceberg classes in its session), a
+model whose engine_config overrides the ``/`` separator (``cat_b.hr.payroll``), and a model
+with its own engine_config whose calculation never finishes (the timeout): four sessions.
 """
 
 from __future__ import annotations
@@ -60,7 +62,10 @@ SEED = {
                 }
             },
         },
-        "222222222222": {"grants": [LOCAL_ACCOUNT], "databases": {"hr": {"staff": ROWS}}},
+        "222222222222": {
+            "grants": [LOCAL_ACCOUNT],
+            "databases": {"hr": {"staff": ROWS, "payroll": ROWS}},
+        },
         "333333333333": {"grants": [DBT_PRINCIPAL], "databases": {"sales": {"orders": ROWS}}},
     },
 }
@@ -72,7 +77,12 @@ SOURCES = [
         "schema": "sales",
         "tables": [{"name": "orders"}, {"name": "shipments"}, {"name": "returns"}],
     },
-    {"name": "b", "database": "cat_b", "schema": "hr", "tables": [{"name": "staff"}]},
+    {
+        "name": "b",
+        "database": "cat_b",
+        "schema": "hr",
+        "tables": [{"name": "staff"}, {"name": "payroll"}],
+    },
     {"name": "c", "database": "cat_c", "schema": "sales", "tables": [{"name": "orders"}]},
     {"name": "slow", "database": HANG_MARKER, "schema": "sales", "tables": [{"name": "orders"}]},
 ]
@@ -86,6 +96,7 @@ def source_model(reads: str, config: str = "") -> str:
     )
 
 
+COLON = ', engine_config={"SparkProperties": {"spark.hadoop.aws.glue.catalog.separator": ":"}}'
 SHUFFLE = ', engine_config={"SparkProperties": {"spark.sql.shuffle.partitions": "3"}}'
 MODELS = {
     "hive_model.py": source_model(
@@ -95,6 +106,7 @@ MODELS = {
     "planted/dbt_role_only.py": source_model('dbt.source("c", "orders")'),
     "planted/no_iceberg_classes.py": source_model('dbt.source("a", "returns")'),
     "planted/slow.py": source_model('dbt.source("slow", "orders")', SHUFFLE),
+    "planted/colon_separator.py": source_model('dbt.source("b", "payroll")', COLON),
 }
 
 PROBE_ACTIONS = {"StartSession", "StartCalculationExecution", "TerminateSession"}
@@ -272,3 +284,18 @@ def test_a_calculation_that_never_finishes_fails_within_the_timeout_and_is_termi
     assert slow[0].session_id in [r["params"].get("SessionId") for r in terminated]
     assert run["seconds"] < TIMEOUT + 60, run["seconds"]
     assert run["code"] != 0  # a FAIL fails the command
+
+
+def test_an_engine_config_that_overrides_the_separator_fails_the_spark_row(world):
+    out = world["planted"]["out"]
+    subject = "cat_b.hr.payroll"
+    line(out, "PASS", "metadata", subject)
+    line(out, "WARN", "session", "model.doctor_spark_probe.colon_separator")
+    reason = line(out, "FAIL", "spark", subject)
+    assert reason == (
+        f"Spark, as the execution role {EXECUTION_ROLE_ARN}: source('b', 'payroll') could not be "
+        "read: account 222222222222 has no table 'payroll' in database 'hr' in its Glue catalog "
+        "in this region. Check the source's schema and identifier with the owner, and that the "
+        "model keeps spark.hadoop.aws.glue.catalog.separator: '/'."
+    ), reason
+    assert "4 session(s) started" in out, out
