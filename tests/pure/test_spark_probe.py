@@ -19,6 +19,7 @@ from dbt_athena_cross_account.doctor.spark_probe import (
     SessionFacts,
     calculation_code,
     group_models,
+    name_sessions,
     not_probed_rows,
     parse_output,
     session_lines,
@@ -144,6 +145,32 @@ def test_an_s3_refusal_names_the_execution_role():
     error = "java.nio.file.AccessDeniedException: s3://b/k: getFileStatus on s3://b/k: (Status Code: 403)"
     [row] = table_rows(group, {key: {"ok": False, "error": error}}, IDENTITY, "eu-west-1")
     assert f"allow the execution role {ROLE} to read the table's files" in row.fix
+
+
+def test_a_table_read_in_two_sessions_names_the_session_in_its_rows():
+    groups = group_models(
+        [
+            model("model.p.hive", HIVE, "cat.sales.shipments", "cat.sales.orders"),
+            model("model.p.ice", ICEBERG, "cat.sales.shipments"),
+        ]
+    )
+    rows = [
+        table_rows(
+            g,
+            {k: {"ok": True, "format": "iceberg", "columns": 1, "rows": 1} for k in g.plan},
+            IDENTITY,
+            "r",
+        )
+        for g in groups
+    ]
+    named = name_sessions(groups, rows)
+    assert [
+        r.reason.split(" [in the ")[-1] for r in named if r.subject == "cat.sales.shipments"
+    ] == [
+        "session of model.p.hive (without Iceberg classes)]",
+        "session of model.p.ice (with Iceberg classes)]",
+    ]
+    assert "[in the" not in next(r.reason for r in named if r.subject == "cat.sales.orders")
 
 
 def test_configurations_beyond_the_cap_are_named_as_not_probed():

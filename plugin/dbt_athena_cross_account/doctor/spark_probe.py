@@ -20,7 +20,9 @@ from dbt_athena_cross_account.doctor.rows import Check, Identity
 from dbt_athena_cross_account.errors import FAIL, PASS, WARN
 
 KIND = "spark"
-DEFAULT_TIMEOUT = 600  # seconds per session: its start, then its one calculation (one small job per table)
+DEFAULT_TIMEOUT = (
+    600  # seconds per session: its start, then its one calculation (one small job per table)
+)
 DEFAULT_MAX_SESSIONS = 4
 MARKER = "dbt_athena_cross_account probe result: "
 
@@ -209,6 +211,29 @@ def table_rows(
             reason, fix = failure(str(result.get("error")), table, identity, region)
             rows.append(Check(FAIL, KIND, table.subject, reason, fix))
     return rows
+
+
+def name_sessions(groups: Sequence[SessionGroup], rows: Sequence[List[Check]]) -> List[Check]:
+    """The rows of every group, in order; a table read in more than one session (e.g. an
+    Iceberg table read by an Iceberg model and by a Hive model) gets its session named in
+    the reason, so its rows can be told apart."""
+    seen: Dict[str, int] = {}
+    for group in groups:
+        for key in group.tables:
+            seen[key] = seen.get(key, 0) + 1
+    named = []
+    for group, group_rows in zip(groups, rows):
+        for row in group_rows:
+            if seen.get(row.subject.lower(), 0) > 1:
+                row = Check(
+                    row.status,
+                    row.kind,
+                    row.subject,
+                    f"{row.reason} [in the {group.label}]",
+                    row.fix,
+                )
+            named.append(row)
+    return named
 
 
 def not_probed_rows(groups: Sequence[SessionGroup], count: int, cap: int) -> List[Check]:

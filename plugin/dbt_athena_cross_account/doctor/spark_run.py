@@ -26,6 +26,7 @@ from dbt_athena_cross_account.doctor.spark_probe import (
     SessionFacts,
     SessionGroup,
     calculation_code,
+    name_sessions,
     parse_output,
     table_rows,
 )
@@ -191,7 +192,7 @@ def probe_groups(
             probe.stop.set()
             probe.terminate_all()
             raise
-    return [row for i in range(len(groups)) for row in rows[i]]
+    return name_sessions(groups, [rows[i] for i in range(len(groups))])
 
 
 def no_work_group_rows(groups: Sequence[SessionGroup]) -> List[Check]:
