@@ -149,6 +149,7 @@ def test_a_grant_names_an_account_or_one_principal(emu, monkeypatch):
     from athena_spark_emulator.constants import EXECUTION_ROLE_ARN
 
     monkeypatch.setattr(emu, "glue_owner_routing", True)
+    monkeypatch.setitem(emu.catalog.grants, PARTNER, set())  # whatever other tests granted
     dbt_identity = emu.client("sts").get_caller_identity()["Arn"]
     emu.seed({"accounts": {PARTNER: {"grants": [dbt_identity], "databases": {"sales": {}}}}})
     assert emu.client("glue").get_database(CatalogId=PARTNER, Name="sales")["Database"]
