@@ -110,9 +110,10 @@ demo: install ## the main job: dbt deps + dbt run on integration_tests/ against 
 	@scripts/check-java.sh
 	$(BIN)/python -m athena_spark_emulator.demo --project-dir integration_tests
 
-bench: install ## the benchmarks; writes bench/RESULTS.md (7 to 17 minutes, plus about 6 for the generated project with Spark), then prints the SQL engine figures
+bench: install ## the benchmarks; writes bench/RESULTS.md (7 to 17 minutes, plus about 6 for the generated project with Spark), then prints the SQL engine and Spark probe figures
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/sql_engine.py
+	$(BIN)/python bench/spark_probe.py
 
 clean: ## remove build output and dbt/pytest caches (not the venvs)
 	rm -rf dist build .pytest_cache .hypothesis integration_tests/target integration_tests/dbt_packages integration_tests/logs

@@ -6,8 +6,13 @@
   setup rows per model. Logs the report and raises a dbt error when anything FAILs.
   Without the Python plugin no check can run: it says so with the pip lines, and raises
   when an opted-in model reads a cross-account catalog (`dbt run` would fail too).
+  With spark=true it also runs the Spark probe: one session per distinct session
+  configuration of the checked models, whose one calculation reads each cross-account
+  table through the models' read plans and the package's generated read code (schema and
+  limit(1), as the work group's execution role); spark_timeout bounds each session
+  (seconds), spark_max_sessions the sessions started. Without it no session starts.
 -#}
-{% macro cross_account_doctor(catalogs=none, tables=none) -%}
+{% macro cross_account_doctor(catalogs=none, tables=none, spark=false, spark_timeout=none, spark_max_sessions=none) -%}
   {%- if not execute -%}{{- return('') -}}{%- endif -%}
   {%- set from_graph = catalogs is none and tables is none -%}
   {%- set catalog_args = ([catalogs] if catalogs is string else (catalogs or [])) | list -%}
@@ -25,6 +30,16 @@
       'engine_config': (node.config or {}).get('engine_config') or {},
       'requester_pays': (node.config or {}).get('spark_requester_pays', false),
       'catalogs': node_catalogs,
+      'session_config': {
+        'table_type': (node.config or {}).get('table_type', 'hive'),
+        'engine_config': (node.config or {}).get('engine_config'),
+        'spark_encryption': (node.config or {}).get('spark_encryption', false),
+        'spark_cross_account_catalog': opted_in,
+        'spark_requester_pays': (node.config or {}).get('spark_requester_pays', false),
+      },
+      'reads': dbt_athena_cross_account._cross_account_model_reads(node) if (spark and node_catalogs) else [],
+      'fallback': (node.config or {}).get('spark_cross_account_fallback'),
+      'database': node.database,
     }) -%}
     {%- if node_catalogs -%}
       {%- do readers.append(node.unique_id) -%}
@@ -59,8 +74,17 @@
     'readers': readers,
     'project_name': project_name,
   } -%}
+  {%- set probe = none -%}
+  {%- if spark -%}
+    {#- the read code the models run, rendered with an empty plan: the probe gives it theirs -#}
+    {%- set probe = {
+      'read_code': dbt_athena_cross_account._cross_account_get_spark_df({}) | string,
+      'timeout': spark_timeout,
+      'max_sessions': spark_max_sessions,
+    } -%}
+  {%- endif -%}
   {%- set result = adapter.run_cross_account_doctor(
-        catalog_args, (graph_tables.values() | list) if from_graph else table_args, models, setup) -%}
+        catalog_args, (graph_tables.values() | list) if from_graph else table_args, models, setup, probe) -%}
   {%- if from_graph and not graph_tables and not readers -%}
     {%- do log("cross_account_doctor: no Python model opts in with spark_cross_account_catalog: true and reads a non-local catalog; "
                ~ "pass catalogs/tables to check them directly, e.g. --args '{tables: [\"partner_catalog.sales.orders\"]}'", info=true) -%}

@@ -5,7 +5,13 @@ calculations that dbt-athena's Python models use (``dbt/adapters/athena/session.
 ``python_submissions.py``). ``responses.py`` parses and answers those API calls; this
 module holds their state, as moto keeps state in ``models.py``. Each calculation is handed
 to the executor on a worker thread; its state moves CREATING -> RUNNING -> COMPLETED or
-FAILED (or CANCELED by StopCalculationExecution).
+FAILED (or CANCELED by StopCalculationExecution, or by TerminateSession of its session).
+
+A calculation runs as its session's execution role (the work group's): while it runs,
+:func:`current_principal` names that role on the worker thread, so the catalog checks the
+owner's grants for the role, not for dbt's identity. Sessions and calculations report the
+DPU time Athena bills (``Statistics.DpuExecutionInMillis``), modelled by :func:`session_dpu_millis`
+and :func:`calculation_dpu_millis`.
 """
 
 from __future__ import annotations
@@ -16,6 +22,14 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, ContextManager, Dict, List, Optional, Tuple
+
+_PRINCIPAL = threading.local()
+
+
+def current_principal() -> Optional[str]:
+    """The execution role of the calculation running on this thread (None elsewhere)."""
+    return getattr(_PRINCIPAL, "value", None)
+
 
 # An executor runs one CodeBlock with the session's Spark properties and returns
 # (succeeded, text): stdout on success, the Python traceback on failure.
@@ -30,6 +44,8 @@ class Session:
     engine_configuration: Dict[str, Any]
     state: str = "IDLE"
     created: float = field(default_factory=time.time)
+    execution_role: str = ""  # the work group's ExecutionRole: what its calculations run as
+    ended: Optional[float] = None  # when it was terminated
 
     @property
     def spark_properties(self) -> Dict[str, str]:
@@ -47,6 +63,33 @@ class Calculation:
     stdout: str = ""
     submitted: float = field(default_factory=time.time)
     done: threading.Event = field(default_factory=threading.Event)
+    started: Optional[float] = None  # RUNNING from
+    finished: Optional[float] = None  # COMPLETED, FAILED or CANCELED at
+
+
+def _dpus(engine: Dict[str, Any], key: str) -> int:
+    try:
+        return max(1, int(engine.get(key) or 1))
+    except (TypeError, ValueError):
+        return 1
+
+
+def calculation_dpu_millis(calc: Calculation, engine: Dict[str, Any]) -> int:
+    """The emulator's model of a calculation's DPU time: its running wall time times the
+    session's ``DefaultExecutorDpuSize`` (1 unless set)."""
+    if calc.started is None:
+        return 0
+    end = calc.finished if calc.finished is not None else time.time()
+    return int((end - calc.started) * 1000 * _dpus(engine, "DefaultExecutorDpuSize"))
+
+
+def session_dpu_millis(session: Session, calcs: List[Calculation]) -> int:
+    """The emulator's model of a session's DPU time: its coordinator for as long as the
+    session lived (``CoordinatorDpuSize``, 1 unless set), plus its calculations' DPU time."""
+    end = session.ended if session.ended is not None else time.time()
+    engine = session.engine_configuration
+    coordinator = int((end - session.created) * 1000 * _dpus(engine, "CoordinatorDpuSize"))
+    return coordinator + sum(calculation_dpu_millis(c, engine) for c in calcs)
 
 
 def completed_without_running(code: str, spark_properties: Dict[str, str]) -> Tuple[bool, str]:
@@ -98,8 +141,12 @@ class CalculationStore:
     def running(self) -> List[Calculation]:
         return [c for c in self.submissions if not c.done.is_set()]
 
-    def start_session(self, work_group: str, description: str, engine: Dict[str, Any]) -> Session:
-        session = Session(str(uuid.uuid4()), work_group, description, engine)
+    def start_session(
+        self, work_group: str, description: str, engine: Dict[str, Any], execution_role: str = ""
+    ) -> Session:
+        session = Session(
+            str(uuid.uuid4()), work_group, description, engine, execution_role=execution_role
+        )
         if self.session_lifecycle:
             session.state = "CREATING"
         with self.lock:
@@ -117,7 +164,19 @@ class CalculationStore:
 
     def cancel(self, calc: Calculation) -> None:
         calc.state = "CANCELED"
+        calc.finished = calc.finished or time.time()
         calc.done.set()
+
+    def of_session(self, session: Session) -> List[Calculation]:
+        return [c for c in self.submissions if c.session_id == session.session_id]
+
+    def terminate(self, session: Session) -> None:
+        """TERMINATED, as Athena ends a session: its unfinished calculations are CANCELED."""
+        for calc in self.of_session(session):
+            if not calc.done.is_set():
+                self.cancel(calc)
+        session.state = "TERMINATED"
+        session.ended = session.ended or time.time()
 
     def wait(self, timeout: float) -> bool:
         """Wait until every calculation's worker thread has ended; False on timeout."""
@@ -129,8 +188,9 @@ class CalculationStore:
         return not any(t.is_alive() for t in threads)
 
     def _run(self, calc: Calculation) -> None:
-        calc.state = "RUNNING"
+        calc.state, calc.started = "RUNNING", time.time()
         session = self.sessions.get(calc.session_id)
+        _PRINCIPAL.value = session.execution_role if session is not None else None
         busy = self.session_lifecycle and session is not None and session.state == "IDLE"
         if busy:
             session.state = "BUSY"  # type: ignore[union-attr]
@@ -140,10 +200,12 @@ class CalculationStore:
         except BaseException as exc:  # an executor bug must still end the calculation
             ok, text = False, f"emulator executor crashed: {exc!r}"
         finally:
+            _PRINCIPAL.value = None
             if busy and session is not None and session.state == "BUSY":
                 session.state = "IDLE"
         if calc.state == "CANCELED":
             return
+        calc.finished = time.time()
         if ok:
             calc.stdout, calc.state = text, "COMPLETED"
         else:

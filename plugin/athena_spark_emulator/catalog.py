@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
+from athena_spark_emulator.calculations import current_principal
 from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION, ROLE_NAME, SEPARATOR_PROPERTY
 
 __all__ = [
@@ -141,6 +142,22 @@ def s3_backend(account: str) -> Any:
     return s3_backends[account]["aws"]
 
 
+def principal_account(principal: str) -> str:
+    """The account of an account id or an ARN (``arn:aws:iam::<account>:role/...``)."""
+    parts = str(principal).split(":")
+    return parts[4] if len(parts) > 4 and parts[0] == "arn" else str(principal)
+
+
+def _session_arn(principal: str) -> str:
+    """How Glue names the caller in a refusal: a role as its assumed-role session."""
+    match = re.fullmatch(r"arn:aws:iam::(\d{12}):role/(?:.*/)?([^/]+)", str(principal))
+    if match:
+        return f"arn:aws:sts::{match.group(1)}:assumed-role/{match.group(2)}/AthenaSparkSession"
+    if str(principal).startswith("arn:"):
+        return str(principal)
+    return f"arn:aws:sts::{principal}:assumed-role/{ROLE_NAME}/AthenaSparkSession"
+
+
 def _spark_quoted(parts: Sequence[str]) -> str:
     return ".".join("`" + p.replace("`", "``") + "`" for p in parts)
 
@@ -205,20 +222,39 @@ class Catalog:
         with self.lock:
             self.grants.get(owner, set()).discard(grantee)
 
+    def granted(self, owner: str, principal: str) -> bool:
+        """Does ``owner``'s Glue resource policy allow ``principal`` (an account id, or a
+        role/user ARN)? A grant names an account (everyone in it) or one principal's ARN."""
+        grantees = self.grants.get(owner, set())
+        return principal in grantees or principal_account(principal) in grantees
+
     def check_access(
         self, ref: TableRef, action: str = "glue:GetTable", caller: Optional[str] = None
     ) -> None:
-        caller = caller or self.local_account
-        if ref.account == caller or caller in self.grants.get(ref.account, set()):
+        """Raise :class:`GlueAccessDenied` unless ``caller`` may read ``ref``: by default the
+        execution role of the calculation on this thread (Spark reads as that role), else
+        the local account."""
+        caller = caller or current_principal() or self.local_account
+        if ref.account == principal_account(caller) or self.granted(ref.account, caller):
             return
         raise GlueAccessDenied(
             "software.amazon.awssdk.services.glue.model.AccessDeniedException: "
-            f"User: arn:aws:sts::{caller}:assumed-role/{ROLE_NAME}/AthenaSparkSession "
+            f"User: {_session_arn(caller)} "
             f"is not authorized to perform: {action} on resource: {ref.arn} "
             "because no resource-based policy allows the "
             f"{action} action (Service: Glue, Status Code: 400, Request ID: "
             f"{abs(hash((ref, time.time()))) % 10**12:012d})"
         )
+
+    def put_object(self, uri: str, body: bytes, account: str = LOCAL_ACCOUNT) -> None:
+        """Write one object to moto's S3 (the bucket is created in ``account`` if missing)."""
+        match = re.match(r"s3[an]?://([^/]+)/(.+)", uri)
+        if not match:
+            raise ValueError(f"not an s3:// object: {uri!r}")
+        bucket, key = match.groups()
+        with self.lock:
+            backend = self._s3_bucket_backend(bucket, account)
+            backend.put_object(bucket, key, body, disable_notification=True)
 
     # -- the owner catalog's encryption at rest ------------------------------------------
     def set_catalog_encryption(self, account: str, mode: str, key: Optional[str] = None) -> None:

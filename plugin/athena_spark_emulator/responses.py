@@ -9,7 +9,9 @@ backend and serialises the answer. Here the state is the emulator's
   answers the Athena actions below, leaving everything else to moto;
 * answers the Spark Calculation API that dbt-athena 1.9-1.11 calls: StartSession,
   GetSessionStatus, ListSessions, TerminateSession, StartCalculationExecution,
-  GetCalculationExecution, GetCalculationExecutionStatus, StopCalculationExecution;
+  GetCalculationExecution, GetCalculationExecutionStatus, StopCalculationExecution; and
+  GetSession (the doctor's Spark probe reads its DPU time). A finished calculation's
+  stdout is written to S3 at its ``Result.StdOutS3Uri``, as Athena writes it;
 * stores data catalog names in lower case and looks them up case-insensitively, as Athena
   does (CreateDataCatalog, GetDataCatalog);
 * names S3 requests by their API action (:func:`s3_action`), so they are counted too.
@@ -22,8 +24,13 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 from urllib.parse import parse_qs, unquote
 
 from athena_spark_emulator.backend import EmulatorBackend
-from athena_spark_emulator.calculations import Calculation, Session
-from athena_spark_emulator.constants import REGION
+from athena_spark_emulator.calculations import (
+    Calculation,
+    Session,
+    calculation_dpu_millis,
+    session_dpu_millis,
+)
+from athena_spark_emulator.constants import EXECUTION_ROLE_ARN, REGION, STAGING_BUCKET
 from athena_spark_emulator.errors import AwsError, invalid_request
 from athena_spark_emulator.iceberg import SPARK_CLIENT, SPARK_CLIENT_HEADER
 
@@ -107,9 +114,25 @@ def from_spark_catalog(response: Any) -> bool:
     return headers.get(SPARK_CLIENT_HEADER) == SPARK_CLIENT
 
 
+def caller_arn(response: Any) -> str:
+    """The ARN of the request's signer, as STS GetCallerIdentity names it; a Spark Iceberg
+    catalog's request acts as the work group's execution role."""
+    if from_spark_catalog(response):
+        return EXECUTION_ROLE_ARN
+    from moto.sts.models import sts_backends
+
+    account = response.current_account
+    try:
+        return str(
+            sts_backends[account]["aws"].get_caller_identity(response.get_access_key(), REGION)[1]
+        )
+    except Exception:  # no credentials to name: the account
+        return f"arn:aws:iam::{account}:root"
+
+
 def route_glue_catalog_id(backend: EmulatorBackend, response: Any, action: str) -> None:
     """Point a Glue request at ``CatalogId``'s account; :class:`AwsError` AccessDenied when
-    the owner has not granted the caller."""
+    the owner has not granted the caller (its account, or its role or user ARN)."""
     try:
         catalog_id = response._get_param("CatalogId")
     except Exception:  # a body that is not JSON: leave it to moto
@@ -117,10 +140,11 @@ def route_glue_catalog_id(backend: EmulatorBackend, response: Any, action: str) 
     caller = response.current_account
     if not catalog_id or catalog_id == caller or not str(catalog_id).isdigit():
         return
-    if caller not in backend.catalog.grants.get(str(catalog_id), set()):
+    principal = caller_arn(response)
+    if not backend.catalog.granted(str(catalog_id), principal):
         raise AwsError(
             "AccessDeniedException",
-            f"User: arn:aws:sts::{caller}:assumed-role/dbt/dbt-athena is not authorized to "
+            f"User: {principal} is not authorized to "
             f"perform: glue:{action} on resource: arn:aws:glue:{REGION}:{catalog_id}:catalog "
             f"because no resource-based policy allows the glue:{action} action",
         )
@@ -165,6 +189,13 @@ def _calc_status(calc: Calculation) -> Dict[str, Any]:
     }
 
 
+def _execution_role(response: Any, work_group: str) -> str:
+    group = response.athena_backend.work_groups.get(work_group)
+    return str(
+        ((group.configuration or {}) if group is not None else {}).get("ExecutionRole") or ""
+    )
+
+
 def _missing_execution_role(response: Any, work_group: str) -> Optional[str]:
     """Why a Spark session cannot start in ``work_group``: it has no execution role."""
     group = response.athena_backend.work_groups.get(work_group)
@@ -189,6 +220,7 @@ def start_session(backend: EmulatorBackend, response: Any) -> Answer:
         work_group,
         response._get_param("Description") or "",
         response._get_param("EngineConfiguration") or {},
+        _execution_role(response, work_group),
     )
     return json.dumps({"SessionId": session.session_id, "State": session.state})
 
@@ -215,6 +247,23 @@ def get_session_status(backend: EmulatorBackend, response: Any) -> Answer:
     return json.dumps({"SessionId": session.session_id, "Status": status})
 
 
+def get_session(backend: EmulatorBackend, response: Any) -> Answer:
+    session = _session(backend, response)
+    dpu = session_dpu_millis(session, backend.calculations.of_session(session))
+    return json.dumps(
+        {
+            "SessionId": session.session_id,
+            "Description": session.description,
+            "WorkGroup": session.work_group,
+            "EngineVersion": "PySpark engine version 3",
+            "EngineConfiguration": session.engine_configuration,
+            "SessionConfiguration": {"ExecutionRole": session.execution_role},
+            "Status": _session_status(session),
+            "Statistics": {"DpuExecutionInMillis": dpu},
+        }
+    )
+
+
 def list_sessions(backend: EmulatorBackend, response: Any) -> Answer:
     work_group = response._get_param("WorkGroup")
     sessions = [s for s in backend.calculations.sessions.values() if s.work_group == work_group]
@@ -227,7 +276,7 @@ def list_sessions(backend: EmulatorBackend, response: Any) -> Answer:
 
 def terminate_session(backend: EmulatorBackend, response: Any) -> Answer:
     session = _session(backend, response)
-    session.state = "TERMINATED"
+    backend.calculations.terminate(session)
     return json.dumps({"State": session.state})
 
 
@@ -246,12 +295,21 @@ def start_calculation_execution(backend: EmulatorBackend, response: Any) -> Answ
 
 def get_calculation_execution(backend: EmulatorBackend, response: Any) -> Answer:
     calc = _calculation(backend, response)
-    prefix = f"s3://emulator/calculations/{calc.calculation_id}"
+    prefix = f"s3://{STAGING_BUCKET}/athena-calculations/{calc.session_id}/{calc.calculation_id}"
+    if calc.done.is_set():  # as Athena, the stdout of a finished calculation is in S3
+        backend.catalog.put_object(f"{prefix}/stdout.txt", calc.stdout.encode())
+    session = backend.calculations.sessions.get(calc.session_id)
+    engine = session.engine_configuration if session is not None else {}
     return json.dumps(
         {
             "CalculationExecutionId": calc.calculation_id,
             "SessionId": calc.session_id,
+            "WorkingDirectory": prefix,
             "Status": _calc_status(calc),
+            "Statistics": {
+                "DpuExecutionInMillis": calculation_dpu_millis(calc, engine),
+                "Progress": calc.state,
+            },
             "Result": {
                 "StdOutS3Uri": f"{prefix}/stdout.txt",
                 "StdErrorS3Uri": f"{prefix}/stderr.txt",
@@ -291,6 +349,7 @@ ATHENA_ACTIONS: Dict[str, Callable[[EmulatorBackend, Any], Optional[Answer]]] = 
     "CreateDataCatalog": create_data_catalog,
     "GetDataCatalog": get_data_catalog,
     "StartSession": start_session,
+    "GetSession": get_session,
     "GetSessionStatus": get_session_status,
     "ListSessions": list_sessions,
     "TerminateSession": terminate_session,

@@ -9,7 +9,9 @@ is ``seed_schema.json`` next to this module)::
         parameters: {catalog-id: "999999999999"}
     accounts:
       "999999999999":                  # quote account ids: YAML would read a number
-        grants: ["123456789012"]       # accounts allowed to read this account's Glue
+        grants: ["123456789012"]       # who may read this account's Glue: account ids, or
+                                       # role/user ARNs (e.g. only the dbt role, not the
+                                       # Spark execution role)
         catalog_encryption:            # its Glue catalog's encryption at rest (default:
           mode: SSE-KMS                #   DISABLED); key: alias/aws/glue is the AWS
           key: alias/aws/glue          #   managed key, which other accounts cannot read
@@ -162,6 +164,13 @@ def _message(error: Any) -> str:
         return f"{error.message} (account ids are 12-digit strings: quote them in YAML)"
     if error.validator == "pattern" and error.schema.get("pattern") == "^[0-9]{12}$":
         return f"{error.instance!r} is not a 12-digit account id (quote it in YAML)"
+    if error.validator == "pattern" and str(error.schema.get("pattern", "")).startswith(
+        "^([0-9]{12}|arn"
+    ):
+        return (
+            f"{error.instance!r} is not a 12-digit account id (quote it in YAML) "
+            "or a role or user ARN (arn:aws:iam::<account>:role/<name>)"
+        )
     return error.message
 
 

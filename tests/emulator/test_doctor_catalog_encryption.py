@@ -17,7 +17,7 @@ import yaml
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.constants import EXECUTION_ROLE_ARN, REGION
 from athena_spark_emulator.profile import profiles_yml
-from tests.emulator.doctor_project import write_project_files
+from tests.emulator.doctor_project import fix_of, line, write_project_files
 
 pytestmark = pytest.mark.dbt
 
@@ -115,29 +115,6 @@ def test_the_settings_are_read_once_per_owner(doctor_run):
     # one call per owner account (each has one table here; test_parallel has many per
     # owner); the ungranted owner's is asked too, and refused
     assert doctor_run["calls"] == len(OWNERS), doctor_run["out"]
-
-
-def line(out: str, status: str, check: str, subject: str) -> str:
-    """The report line of one row; fails the test naming the whole report if absent."""
-    match = re.search(rf"^{status}\s+{check}\s+{re.escape(subject)}\s+(.*)$", out, re.M)
-    assert match, f"no {status} {check} {subject} row in:\n{out}"
-    return match.group(1)
-
-
-def fix_of(out: str, check: str, subject: str) -> str:
-    """The indented fix lines that follow one row."""
-    lines = out.splitlines()
-    start = next(
-        i
-        for i, text in enumerate(lines)
-        if re.match(rf"^\S+\s+{check}\s+{re.escape(subject)}\s", text)
-    )
-    fix = []
-    for text in lines[start + 1 :]:
-        if not text.startswith("        "):
-            break
-        fix.append(text.strip())
-    return "\n".join(fix)
 
 
 def test_a_customer_managed_key_passes_and_names_the_key(report):

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO_ROOT
-from tests.emulator.doctor_project import write_project_files
+from tests.emulator.doctor_project import write_planted_project
 
 pytestmark = pytest.mark.dbt
 
@@ -115,16 +115,8 @@ json.dump({"healthy": healthy, "planted": planted}, open(sys.argv[1], "w"))
 
 
 def write_project(root: Path) -> Path:
-    project = root / PROJECT
-    (project / "models" / "planted").mkdir(parents=True)
-    models = {
-        "+spark_cross_account_catalog": True,
-        "planted": {"+enabled": "{{ var('planted', false) }}"},
-    }
-    write_project_files(project, PROJECT, models)
-    (project / "models" / "sources.yml").write_text(yaml.safe_dump(SOURCES, sort_keys=False))
-    for name, code in MODELS.items():
-        (project / "models" / name).write_text(textwrap.dedent(code))
+    models = {name: textwrap.dedent(code) for name, code in MODELS.items()}
+    project = write_planted_project(root, PROJECT, SOURCES, models)
     profile = subprocess.run([CLI, "profile", PROJECT], capture_output=True, text=True, check=True)
     (project / "profiles.yml").write_text(profile.stdout)
     return project

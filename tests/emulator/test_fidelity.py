@@ -140,3 +140,61 @@ def test_two_emulators_in_one_process_keep_their_own_counters_and_grants(emu):
     # the first emulator still serves, with its hooks in place
     emu.client("athena").list_work_groups()
     assert emu.calls["ListWorkGroups"] == 2
+
+
+def test_a_grant_names_an_account_or_one_principal(emu, monkeypatch):
+    """A Glue resource policy's Principal is an account (all of it) or one role/user ARN;
+    Spark reads as the work group's execution role, Glue API calls as their signer."""
+    from athena_spark_emulator.catalog import GlueAccessDenied, TableRef
+    from athena_spark_emulator.constants import EXECUTION_ROLE_ARN
+
+    monkeypatch.setattr(emu, "glue_owner_routing", True)
+    monkeypatch.setitem(emu.catalog.grants, PARTNER, set())  # whatever other tests granted
+    dbt_identity = emu.client("sts").get_caller_identity()["Arn"]
+    emu.seed({"accounts": {PARTNER: {"grants": [dbt_identity], "databases": {"sales": {}}}}})
+    assert emu.client("glue").get_database(CatalogId=PARTNER, Name="sales")["Database"]
+    ref = TableRef(PARTNER, "sales", "orders")
+    with pytest.raises(GlueAccessDenied, match="assumed-role/AthenaSparkExecutionRole/"):
+        emu.catalog.check_access(ref, caller=EXECUTION_ROLE_ARN)
+    emu.catalog.revoke(PARTNER, dbt_identity)
+    emu.catalog.grant(PARTNER, EXECUTION_ROLE_ARN)
+    emu.catalog.check_access(ref, caller=EXECUTION_ROLE_ARN)
+    with pytest.raises(ClientError, match=f"User: {dbt_identity} is not authorized"):
+        emu.client("glue").get_database(CatalogId=PARTNER, Name="sales")
+
+
+def test_sessions_report_dpu_time_and_terminating_one_cancels_its_calculation(emu):
+    """GetSession / GetCalculationExecution Statistics.DpuExecutionInMillis; TerminateSession
+    ends the session's running calculations; a finished calculation's stdout is in S3."""
+    import threading
+
+    release = threading.Event()
+
+    def executor(code, props):
+        if "wait" in code:
+            release.wait(30)
+        return True, "printed\n"
+
+    athena, s3 = emu.client("athena"), emu.client("s3")
+    with emu.using_executor(executor):
+        session = athena.start_session(
+            WorkGroup=SPARK_WORK_GROUP, EngineConfiguration={"MaxConcurrentDpus": 2}
+        )["SessionId"]
+        done = athena.start_calculation_execution(SessionId=session, CodeBlock="print()")
+        calc = done["CalculationExecutionId"]
+        emu.backend.calculations.calculations[calc].done.wait(5)
+        answer = athena.get_calculation_execution(CalculationExecutionId=calc)
+        assert answer["Status"]["State"] == "COMPLETED"
+        assert answer["Statistics"]["DpuExecutionInMillis"] >= 0
+        bucket, key = answer["Result"]["StdOutS3Uri"][5:].split("/", 1)
+        assert s3.get_object(Bucket=bucket, Key=key)["Body"].read() == b"printed\n"
+        hanging = athena.start_calculation_execution(SessionId=session, CodeBlock="wait")
+        athena.terminate_session(SessionId=session)
+        got = athena.get_calculation_execution(
+            CalculationExecutionId=hanging["CalculationExecutionId"]
+        )
+        release.set()
+        assert got["Status"]["State"] == "CANCELED"
+        stats = athena.get_session(SessionId=session)
+        assert stats["Status"]["State"] == "TERMINATED"
+        assert stats["Statistics"]["DpuExecutionInMillis"] > 0

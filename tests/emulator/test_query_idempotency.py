@@ -16,9 +16,7 @@ def start(athena, statement: str, token: str) -> str:
 
 
 def state(athena, exec_id: str) -> str:
-    return athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"][
-        "State"
-    ]
+    return athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]["State"]
 
 
 def test_a_retried_start_gets_the_same_execution_and_runs_nothing_again(emulator: Emulator):

@@ -30,6 +30,8 @@ def test_a_session_of_the_old_world_reads_terminated_and_refuses_calculations(
     error = refused.value.response["Error"]
     assert error["Code"] == "InvalidRequestException"
     assert "TERMINATED" in error["Message"], error
-    new = athena.start_session(WorkGroup=SPARK_WORK_GROUP, EngineConfiguration={"MaxConcurrentDpus": 2})
+    new = athena.start_session(
+        WorkGroup=SPARK_WORK_GROUP, EngineConfiguration={"MaxConcurrentDpus": 2}
+    )
     started = athena.start_calculation_execution(SessionId=new["SessionId"], CodeBlock="print(1)")
     assert started["CalculationExecutionId"]

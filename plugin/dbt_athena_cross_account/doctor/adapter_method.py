@@ -52,8 +52,11 @@ def run_cross_account_doctor(
     tables: Any = None,
     models: Any = None,
     setup: Optional[Mapping[str, Any]] = None,
+    probe: Optional[Mapping[str, Any]] = None,
 ) -> Dict[str, Any]:
-    """Run every check; return ``{text, rows, pass, warn, fail, failed}`` for the macro."""
+    """Run every check; return ``{text, rows, pass, warn, fail, failed}`` for the macro.
+    ``probe`` (``spark: true``): ``{read_code, timeout, max_sessions}`` of the Spark probe
+    (``spark_check.py``); None starts no session."""
     from dbt_athena_cross_account.doctor.report import macro_result
     from dbt_athena_cross_account.doctor.run import run_doctor
 
@@ -65,6 +68,8 @@ def run_cross_account_doctor(
     with contextlib.suppress(metadata.PackageNotFoundError):
         setup.setdefault("plugin_version", metadata.version("dbt-athena-cross-account"))
     clients, region, creds = connection_clients(self, "athena", "glue", "s3", "sts")
+    work_group = getattr(creds, "spark_work_group", None)
+    notes: List[str] = []
     try:
         identity, rows = run_doctor(
             **clients,
@@ -73,11 +78,18 @@ def run_cross_account_doctor(
             tables=_as_list(tables),
             models=_models(_as_list(models)),
             setup=setup,
-            work_group=getattr(creds, "spark_work_group", None),
+            work_group=work_group,
         )
+        if probe:
+            from dbt_athena_cross_account.doctor.spark_check import check_spark
+
+            spark_rows, notes = check_spark(
+                self, probe, _as_list(models), identity, region, clients, work_group
+            )
+            rows += spark_rows
     except ValueError as exc:
         raise CompilationError(str(exc)) from None
-    return macro_result(rows, identity, region)
+    return macro_result(rows, identity, region, notes)
 
 
 def parse_stub(*_args: Any, **_kwargs: Any) -> Dict[str, Any]:

@@ -36,8 +36,12 @@ def _preamble(identity: Optional[Identity], region: str) -> List[str]:
 
 
 def format_report(
-    rows: Sequence[Check], identity: Optional[Identity] = None, region: str = ""
+    rows: Sequence[Check],
+    identity: Optional[Identity] = None,
+    region: str = "",
+    notes: Sequence[str] = (),
 ) -> str:
+    """``notes``: lines printed before the summary (the Spark probe's sessions)."""
     width_kind = max([len("CHECK"), *(len(r.kind) for r in rows)])
     width_subject = min(SUBJECT_WIDTH, max([len("SUBJECT"), *(len(r.subject) for r in rows)]))
     header = f"{'STATUS':<6}  {'CHECK':<{width_kind}}  {'SUBJECT':<{width_subject}}  REASON"
@@ -51,15 +55,18 @@ def format_report(
             first, *rest = row.fix.splitlines()
             lines.append(f"{'':<8}fix: {first}")
             lines += [f"{'':<13}{line}" for line in rest]
+    lines += list(notes)
     lines.append(summary_line(rows))
     return "\n".join(lines)
 
 
-def macro_result(rows: Sequence[Check], identity: Identity, region: str) -> Dict[str, Any]:
+def macro_result(
+    rows: Sequence[Check], identity: Identity, region: str, notes: Sequence[str] = ()
+) -> Dict[str, Any]:
     """``{text, rows, pass, warn, fail, failed}``: what the macro logs and gates on."""
     n = counts(rows)
     return {
-        "text": format_report(rows, identity, region),
+        "text": format_report(rows, identity, region, notes),
         "rows": [row.as_dict() for row in rows],
         "pass": n[PASS],
         "warn": n[WARN],
