@@ -23,6 +23,7 @@ Run as a script, this file is the server (it imports nothing from tests/).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import select
@@ -86,16 +87,12 @@ def _preload() -> None:
     import importlib
 
     for name in PRELOAD:
-        try:
+        with contextlib.suppress(ImportError):
             importlib.import_module(name)
-        except ImportError:
-            pass
     for name in WARM_SCHEMAS:
         module, _, qualname = name.partition(":")
-        try:
+        with contextlib.suppress(ImportError, AttributeError):
             getattr(importlib.import_module(module), qualname).json_schema()
-        except (ImportError, AttributeError):
-            pass
     if threading.active_count() != 1:  # forking a process with threads is unsafe
         raise SystemExit(f"forked_dbt: preloading started threads: {threading.enumerate()}")
 
@@ -117,9 +114,11 @@ def _run_dbt(request: Dict[str, Any], dbt_script: str) -> None:
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        for fd, path, mode in ((0, os.devnull, os.O_RDONLY),
-                               (1, request["stdout"], os.O_WRONLY | os.O_TRUNC),
-                               (2, request["stderr"], os.O_WRONLY | os.O_TRUNC)):
+        for fd, path, mode in (
+            (0, os.devnull, os.O_RDONLY),
+            (1, request["stdout"], os.O_WRONLY | os.O_TRUNC),
+            (2, request["stderr"], os.O_WRONLY | os.O_TRUNC),
+        ):
             target = os.open(path, mode)
             os.dup2(target, fd)
             os.close(target)
@@ -134,7 +133,7 @@ def _run_dbt(request: Dict[str, Any], dbt_script: str) -> None:
             code = 0
         except SystemExit as stop:
             code = _exit_code(stop.code)
-    except BaseException:  # noqa: BLE001 - the child reports everything as its exit status
+    except BaseException:
         traceback.print_exc()
     finally:
         try:
@@ -155,7 +154,10 @@ def _handle(conn: socket.socket, dbt_script: str) -> None:
         _run_dbt(request, dbt_script)
     conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
     _, status, usage = os.wait4(pid, 0)
-    answer = {"returncode": os.waitstatus_to_exitcode(status), "cpu": usage.ru_utime + usage.ru_stime}
+    answer = {
+        "returncode": os.waitstatus_to_exitcode(status),
+        "cpu": usage.ru_utime + usage.ru_stime,
+    }
     conn.sendall(json.dumps(answer).encode() + b"\n")
 
 
