@@ -297,3 +297,25 @@ def test_ctrl_c_terminates_every_session_started_and_goes_on(monkeypatch):
         spark_run.probe_groups(probe, two_groups(), "", IDENTITY, "eu-west-1")
     terminated = sorted(c for c in athena.calls if c.startswith("Terminate"))
     assert terminated == ["TerminateSession:s1", "TerminateSession:s2"], athena.calls
+
+
+class NoCalculationApi(FakeAthena):
+    """A session that starts but refuses calculations, as an Apache Spark 3.5 work group."""
+
+    def start_calculation_execution(self, **kwargs: Any) -> Dict[str, Any]:
+        self._call("StartCalculationExecution")
+        raise RuntimeError("InvalidRequestException: calculations are not supported")
+
+
+def test_a_refused_calculation_says_which_call_and_names_the_spark_3_5_engine():
+    athena = NoCalculationApi()
+    probe = spark_run.Probe(athena, FakeS3(""), "wg35", timeout=5, sleep=lambda s: None)
+    [row] = spark_run.probe_groups(probe, two_groups()[:1], "", IDENTITY, "eu-west-1")
+    assert row.status == "FAIL"
+    assert row.reason.startswith(
+        "StartCalculationExecution in the probe session s1 was refused "
+        "(InvalidRequestException: calculations are not supported), so nothing was read. "
+        "If work group 'wg35' runs Athena's Apache Spark 3.5 engine, it has no Calculation API"
+    ), row.reason
+    assert row.fix.startswith("run the probe in the Spark work group your Python models run in")
+    assert athena.calls[-1] == "TerminateSession:s1"

@@ -47,6 +47,18 @@ SESSION_FIX = (
     "work group for your dbt role, and s3:GetObject on its calculation results"
 )
 
+# Athena's Apache Spark 3.5 engine serves Spark Connect and has no Calculation API
+# (docs/compatibility.md): there the session starts and its first calculation is refused.
+NO_CALCULATION = (
+    "StartCalculationExecution in the probe session {session} was refused ({error}), so "
+    "nothing was read. If work group '{work_group}' runs Athena's Apache Spark 3.5 engine, "
+    "it has no Calculation API, and neither dbt-athena's Python models nor the probe run there"
+)
+NO_CALCULATION_FIX = (
+    "run the probe in the Spark work group your Python models run in (PySpark engine v3); "
+    "if it is that one, " + SESSION_FIX
+)
+
 
 class Timeout(Exception):
     pass
@@ -115,9 +127,15 @@ class Probe:
             with self.lock:
                 self.started[session_id] = group.label
             self._wait(deadline, lambda: self._idle(session_id))
-            calc_id = self.athena.start_calculation_execution(
-                SessionId=session_id, CodeBlock=calculation_code(read_code, group)
-            )["CalculationExecutionId"]
+            try:
+                calc_id = self.athena.start_calculation_execution(
+                    SessionId=session_id, CodeBlock=calculation_code(read_code, group)
+                )["CalculationExecutionId"]
+            except Exception as exc:
+                problem = NO_CALCULATION.format(
+                    session=session_id, error=exc, work_group=self.work_group
+                )
+                return None, (problem, NO_CALCULATION_FIX)
             answer = self._wait(deadline, lambda: self._calculation(calc_id))
             state = answer["Status"]["State"]
             results = parse_output(self._stdout(answer)) if state == "COMPLETED" else None
