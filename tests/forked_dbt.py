@@ -27,6 +27,7 @@ import contextlib
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -116,8 +117,8 @@ def _run_dbt(request: Dict[str, Any], dbt_script: str) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for fd, path, mode in (
             (0, os.devnull, os.O_RDONLY),
-            (1, request["stdout"], os.O_WRONLY | os.O_TRUNC),
-            (2, request["stderr"], os.O_WRONLY | os.O_TRUNC),
+            (1, request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+            (2, request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
         ):
             target = os.open(path, mode)
             os.dup2(target, fd)
@@ -190,10 +191,12 @@ class _Server:
         self.lock = threading.Lock()
         self.proc: Optional[subprocess.Popen] = None
         self.path = ""
+        atexit.register(self.stop)
 
     def socket_path(self, dbt_script: str) -> str:
         with self.lock:
             if self.proc is None or self.proc.poll() is not None:
+                self.stop()  # a server that died: its socket folder goes
                 folder = tempfile.mkdtemp(prefix="forked-dbt-")
                 self.path = os.path.join(folder, "sock")
                 self.proc = subprocess.Popen(
@@ -205,7 +208,6 @@ class _Server:
                 ready = self.proc.stdout.readline() if self.proc.stdout else ""
                 if ready.strip() != "ready":
                     raise RuntimeError(f"forked_dbt: the server did not start ({ready!r})")
-                atexit.register(self.stop)
             return self.path
 
     def stop(self) -> None:
@@ -216,6 +218,8 @@ class _Server:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+        if self.path:
+            shutil.rmtree(os.path.dirname(self.path), ignore_errors=True)
 
 
 _SERVER = _Server()
@@ -233,8 +237,6 @@ def run(
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="forked-dbt-out-") as out:
         stdout, stderr = os.path.join(out, "stdout"), os.path.join(out, "stderr")
-        for path in (stdout, stderr):
-            Path(path).touch()
         request = {"args": args, "cwd": str(cwd), "env": env, "stdout": stdout, "stderr": stderr}
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.connect(_SERVER.socket_path(dbt_script))

@@ -164,9 +164,13 @@ def _split(message: str) -> Tuple[str, str]:
     return text, fix
 
 
+def _role(identity: Identity) -> str:
+    return identity.execution_role or "<the work group's execution role>"
+
+
 def failure(error: str, table: ProbedTable, identity: Identity, region: str) -> Tuple[str, str]:
     """(reason, fix) for one table's read error, mapped as the generated code mapped it."""
-    role = identity.execution_role or "<the work group's execution role>"
+    role = _role(identity)
     reason, fix = _split(error)
     if GLUE_DENIED in error:
         as_role = Identity(account=identity.account, execution_role=identity.execution_role)
@@ -189,7 +193,7 @@ def table_rows(
 ) -> List[Check]:
     """One ``spark`` row per table of ``group``; ``problem`` (reason, fix) fails them all
     (the session did not start, the calculation failed or timed out)."""
-    role = identity.execution_role or "<the work group's execution role>"
+    role = _role(identity)
     rows = []
     for table in group.tables.values():
         result = (results or {}).get(table.key)
