@@ -4,6 +4,7 @@ local PySpark: Glue semantics (accounts, separator, grants), s3:// mapping, trac
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 from typing import Dict, Optional, Tuple
 
@@ -169,6 +170,32 @@ def test_one_spark_session_per_process(emu, spark_executor):
         {"order_id": 101}
     ]
     assert spark_executor.sessions_started == 1
+
+
+def test_python_workers_run_this_interpreter(emu):
+    """A Python UDF in a calculation runs in this process's interpreter: PySpark 3.5 starts
+    its workers with PYSPARK_PYTHON, else `python3` from PATH (another Python, which fails
+    when its minor version differs), and ignores spark.pyspark.python."""
+    code = (
+        "import sys\n"
+        "from pyspark.sql.functions import udf\n"
+        "where = udf(lambda _: sys.executable, 'string')\n"
+        "print(spark.range(1).select(where('id')).first()[0])"
+    )
+    assert calculate(emu, code) == ("COMPLETED", "")
+    assert emu.submissions[-1].stdout.strip() == sys.executable
+
+
+def test_the_driver_jvm_compiles_with_the_first_jit_tier_only(emu):
+    """The emulator's JVM runs with -XX:TieredStopAtLevel=1 (short sessions, small data: C2
+    costs more CPU than it wins back)."""
+    code = (
+        "bean = spark.sparkContext._jvm.java.lang.management.ManagementFactory"
+        ".getRuntimeMXBean()\n"
+        "print(list(bean.getInputArguments()))"
+    )
+    assert calculate(emu, code) == ("COMPLETED", "")
+    assert "-XX:TieredStopAtLevel=1" in emu.submissions[-1].stdout
 
 
 def test_names_spark_rejects_are_rejected(emu):
