@@ -98,14 +98,22 @@ def _preload() -> None:
         module, _, qualname = name.partition(":")
         with contextlib.suppress(ImportError, AttributeError):
             getattr(importlib.import_module(module), qualname).json_schema()
-    _share_botocore_loader()
+    share_botocore_loader()
+    import botocore.session
+
+    session = botocore.session.get_session()
+    for service in BOTOCORE_SERVICES:  # loaded once here, in every child's memory after fork
+        session.create_client(
+            service, region_name="eu-west-1", aws_access_key_id="x", aws_secret_access_key="x"
+        )
     if threading.active_count() != 1:  # forking a process with threads is unsafe
         raise SystemExit(f"forked_dbt: preloading started threads: {threading.enumerate()}")
 
 
-def _share_botocore_loader() -> None:
-    """One botocore data loader per search path for every botocore session of the process,
-    warmed with the models of ``BOTOCORE_SERVICES``.
+def share_botocore_loader() -> None:
+    """One botocore data loader per search path for every botocore session of the process
+    (idempotent). The warm server calls it, and so does the test process (tests/stack.py),
+    which runs dbt in-process for dbt-tests-adapter's classes.
 
     botocore builds a loader per session, and each loader reads and decodes the service
     models' JSON again; dbt-athena makes a new session for most of its AWS calls. That was a
@@ -116,6 +124,8 @@ def _share_botocore_loader() -> None:
     import botocore.session
     from botocore import loaders
 
+    if getattr(botocore.session.create_loader, "shared_by_tests", False):
+        return
     shared: Dict[Optional[str], Any] = {}
 
     def create_loader(search_path_string: Optional[str] = None) -> Any:
@@ -123,12 +133,8 @@ def _share_botocore_loader() -> None:
             shared[search_path_string] = loaders.create_loader(search_path_string)
         return shared[search_path_string]
 
+    create_loader.shared_by_tests = True  # type: ignore[attr-defined]
     botocore.session.create_loader = create_loader  # type: ignore[assignment]
-    session = botocore.session.get_session()
-    for service in BOTOCORE_SERVICES:
-        session.create_client(
-            service, region_name="eu-west-1", aws_access_key_id="x", aws_secret_access_key="x"
-        )
 
 
 def _exit_code(code: Any) -> int:

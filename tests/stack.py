@@ -35,6 +35,9 @@ __all__ = [
 
 
 _subprocess_dbt_cli = emulator_profile.dbt_cli
+# dbt-tests-adapter's classes run dbt in this process, and dbt-athena makes a botocore
+# session (and so decodes the service models again) for most AWS calls: share the loader.
+forked_dbt.share_botocore_loader()
 
 
 def dbt_cli(

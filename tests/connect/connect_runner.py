@@ -196,6 +196,8 @@ def main(job_path: str, result_path: str) -> None:
         .config("spark.sql.warehouse.dir", warehouse)
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.ui.enabled", "false")
+        # as the emulator's JVM: the first JIT tier only (short session, small data)
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
         .getOrCreate()
     )
     try:
