@@ -66,3 +66,28 @@ def test_the_warm_process_never_imports_the_plugin():
     in a user's `dbt`; preloading it would hide a discovery failure."""
     assert not any(name.startswith("dbt_athena_cross_account") for name in forked_dbt.PRELOAD)
     assert "dbt.cli.main" in forked_dbt.PRELOAD
+
+
+def test_botocore_sessions_share_one_loader_per_search_path(tmp_path, monkeypatch):
+    """share_botocore_loader (the warm server's and this process's): every botocore session
+    gets the same data loader for the same search path and its own for another
+    (AWS_DATA_PATH); calling it again wraps nothing twice."""
+    import botocore.session
+
+    forked_dbt.share_botocore_loader()
+    create_loader = botocore.session.create_loader
+    forked_dbt.share_botocore_loader()
+    assert botocore.session.create_loader is create_loader
+
+    def loader() -> object:
+        return botocore.session.get_session().get_component("data_loader")
+
+    first, second = loader(), loader()
+    assert first is second
+    monkeypatch.setenv("AWS_DATA_PATH", str(tmp_path))
+    other = loader()
+    assert other is not first and str(tmp_path) in other.search_paths
+    client = botocore.session.get_session().create_client(
+        "sts", region_name="eu-west-1", aws_access_key_id="x", aws_secret_access_key="x"
+    )
+    assert client.meta.service_model.service_name == "sts"
