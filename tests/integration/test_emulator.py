@@ -158,18 +158,21 @@ def test_write_into_missing_database_fails(emu):
 def test_one_spark_session_per_process(emu, spark_executor):
     """Every calculation, in any Athena session, and read_rows use one SparkSession.
 
-    Order-independent: it runs its own calculations first, so it holds when run alone."""
+    Order-independent: its first calculation starts Spark unless something earlier in the
+    process did (another module's executor, read_rows), so it counts the sessions the
+    process starts from then on: none."""
     app_id = "print(spark.sparkContext.applicationId)"
-    states = [calculate(emu, app_id), calculate(emu, app_id)]
-    assert states == [("COMPLETED", ""), ("COMPLETED", "")]
+    assert calculate(emu, app_id) == ("COMPLETED", "")
+    started = executor_module.SPARK_SESSIONS_STARTED
+    assert calculate(emu, app_id) == ("COMPLETED", "")
     printed = {c.stdout.strip() for c in emu.submissions[-2:]}
     assert len(printed) == 1 and printed != {""}, printed
-    assert spark_executor.sessions_started == 1
+    assert spark_executor.sessions_started <= 1
     assert executor_module.SPARK.session.sparkContext.applicationId in printed
     assert executor_module.read_rows(TableRef(PARTNER, "sales", "orders"), emu.catalog) == [
         {"order_id": 101}
     ]
-    assert spark_executor.sessions_started == 1
+    assert started == executor_module.SPARK_SESSIONS_STARTED
 
 
 def test_python_workers_run_this_interpreter(emu):

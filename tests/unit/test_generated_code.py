@@ -159,14 +159,11 @@ def read_of(catalog: str, schema: str, table: str, **kwargs: object) -> Read:
 
 @pytest.fixture(scope="module")
 def parse():
-    from pyspark.sql import SparkSession
+    # The process's one SparkSession, as the emulator configures it: a session built here
+    # first would be the one getOrCreate() hands the emulator later (without its settings).
+    from athena_spark_emulator.spark_executor import get_spark
 
-    spark = (
-        SparkSession.builder.master("local[1]")
-        .appName("dbt-athena-cross-account-parser")
-        .config("spark.ui.enabled", "false")
-        .getOrCreate()
-    )
+    spark = get_spark()
     parser = spark._jsparkSession.sessionState().sqlParser()
 
     def _parse(name: str) -> List[str]:
