@@ -20,14 +20,10 @@ PREFIX = "sales/spark_written/"
 @pytest.fixture(scope="module")
 def spark_output(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, bytes]:
     """Every file local PySpark writes for a small table, keyed as it would be in S3."""
-    from pyspark.sql import SparkSession
+    # the process's one SparkSession, as the emulator builds it (see test_generated_code.py)
+    from athena_spark_emulator.spark_executor import get_spark
 
-    spark = (
-        SparkSession.builder.master("local[1]")
-        .appName("dbt-athena-cross-account-doctor")
-        .config("spark.ui.enabled", "false")
-        .getOrCreate()
-    )
+    spark = get_spark()
     out = tmp_path_factory.mktemp("spark-written") / "orders"
     frame = spark.createDataFrame([(1, "acme"), (2, "globex")], ["order_id", "customer"])
     frame.coalesce(1).write.parquet(str(out))
