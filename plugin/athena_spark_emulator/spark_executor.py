@@ -125,7 +125,6 @@ def _build_session(scratch: Path) -> Any:
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.host", "127.0.0.1")  # loopback only
         .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.pyspark.python", sys.executable)
         .config("spark.driver.extraJavaOptions", " ".join(DRIVER_JAVA_OPTIONS))
         .getOrCreate()
     )
