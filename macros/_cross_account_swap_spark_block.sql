@@ -2,7 +2,9 @@
   _cross_account_swap_spark_block: replace the one stock athena__py_get_spark_dbt_object()
   block in dbt-athena's generated Python with the package's cross-account version.
   Fails at compile time when the stock block is not found exactly once, which means
-  the installed dbt-athena generates code this package does not know.
+  the installed dbt-athena generates code this package does not know. The plugin records
+  the block it puts in (adapter.record_spark_cross_account_block): the submission guard
+  accepts the model's code only when it carries that exact block.
 -#}
 {% macro _cross_account_swap_spark_block(generated_code) -%}
   {%- set stock_block = dbt.athena__py_get_spark_dbt_object() | string -%}
@@ -20,5 +22,7 @@
       ~ "Fix: install a supported dbt-athena, remove the override, or remove spark_cross_account_catalog from this model."
     ) -%}
   {%- endif -%}
-  {{- return(code.replace(stock_block, dbt_athena_cross_account._cross_account_spark_block() | string)) -}}
+  {%- set block = adapter.record_spark_cross_account_block(
+        model.unique_id, dbt_athena_cross_account._cross_account_spark_block() | string) -%}
+  {{- return(code.replace(stock_block, block)) -}}
 {%- endmacro %}

@@ -253,7 +253,11 @@ def parser() -> argparse.ArgumentParser:
     commands = main_parser.add_subparsers(dest="action", required=True)
 
     def emulator_options(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--seed", metavar="FILE", help="seed file (YAML or JSON; see docs/testing-on-the-emulator.md)")
+        sub.add_argument(
+            "--seed",
+            metavar="FILE",
+            help="seed file (YAML or JSON; see docs/testing-on-the-emulator.md)",
+        )
         sub.add_argument(
             "--spark",
             action="store_true",

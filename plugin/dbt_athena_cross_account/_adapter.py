@@ -29,7 +29,9 @@ from dbt_athena_cross_account.resolver import CatalogResolver
 
 MARKER = "_dbt_athena_cross_account_"
 _RESOLVER_ATTR = "_dbt_athena_cross_account_resolver"
+_BLOCKS_ATTR = "_dbt_athena_cross_account_blocks"
 _resolver_lock = threading.Lock()
+_blocks_lock = threading.Lock()
 
 
 def resolver_for(adapter: Any) -> CatalogResolver:
@@ -128,6 +130,22 @@ def write_spark_cross_account_code(self: Any, node: Dict[str, Any], code: str) -
     return path
 
 
+def record_spark_cross_account_block(self: Any, unique_id: str, block: str) -> str:
+    """Remember that the package rendered ``block`` (its get_spark_df block) for the model
+    ``unique_id`` in this invocation, and return it: the submission guard accepts that
+    model's code only when it carries one of the blocks recorded for it."""
+    with _blocks_lock:
+        recorded = self.__dict__.setdefault(_BLOCKS_ATTR, {})
+        recorded.setdefault(str(unique_id), set()).add(guard.rendered(str(block)))
+    return block
+
+
+def recorded_blocks(adapter: Any, unique_id: str) -> List[guard.RenderedBlock]:
+    """The blocks the package rendered for ``unique_id`` on this adapter (this invocation)."""
+    with _blocks_lock:
+        return list(adapter.__dict__.get(_BLOCKS_ATTR, {}).get(str(unique_id), ()))
+
+
 def get_spark_cross_account_fixes(self: Any) -> Dict[str, Any]:
     """The fix texts of ``fixes.py`` (dispatch YAML, data catalog commands) for macros."""
     from dbt_athena_cross_account import fixes
@@ -206,7 +224,10 @@ def guarded_submit(submit: Callable[..., Any]) -> Callable[..., Any]:
     def submit_python_job(self: Any, parsed_model: dict, compiled_code: str) -> Any:
         try:
             refused = guard.refusal(
-                parsed_model, compiled_code, lambda package: setup_verdict(self, package)
+                parsed_model,
+                compiled_code,
+                lambda package: setup_verdict(self, package),
+                recorded_blocks(self, str(parsed_model.get("unique_id"))),
             )
         except FlagError as exc:
             raise DbtRuntimeError(str(exc)) from None
@@ -233,6 +254,10 @@ METHODS = {
         lambda *a, **k: {"tables": {}, "warnings": []},
     ),
     "write_spark_cross_account_code": (write_spark_cross_account_code, lambda *a, **k: ""),
+    "record_spark_cross_account_block": (
+        record_spark_cross_account_block,
+        lambda *a, **k: str(k.get("block", a[-1] if a else "")),
+    ),
     "get_spark_cross_account_fixes": (get_spark_cross_account_fixes, lambda *a, **k: {}),
     "get_spark_cross_account_versions": (get_spark_cross_account_versions, lambda *a, **k: {}),
     "get_spark_cross_account_dispatch_order": (

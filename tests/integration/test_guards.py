@@ -230,3 +230,39 @@ def test_a_sampled_run_reads_only_the_window_from_the_owner(dbt, world):
     # partner 1002 and local 1 are inside; 1001 before, 1003 at the (exclusive) end
     assert ids("guard_events", "event_id") == [1, 1002]
     assert ids("guard_partner") == PARTNER_ROWS  # no event_time: read whole, as dbt does
+
+
+# ---- 7. the guard checks the exact block the package rendered, not a string in the file ------
+TEAM_MATERIALIZATION = """{% materialization team_table, adapter='athena', supported_languages=['python'] -%}
+  {%- set target_relation = this.incorporate(type='table') -%}
+  {%- set build_sql = dbt.athena__create_table_as(False, target_relation, compiled_code, 'python') -%}
+  {%- call statement('main', language='python') -%}{{- build_sql -}}{%- endcall -%}
+  {{ return({'relations': [target_relation]}) }}
+{%- endmaterialization %}
+"""
+COMMENTED_MODEL = """# the package's code reads: _CROSS_ACCOUNT_TABLES = _cross_account_json.loads(
+def model(dbt, spark):
+    dbt.config(materialized="team_table")
+    return dbt.source("partner", "orders")
+"""
+
+
+def test_a_materialization_rendering_stock_code_is_refused_whatever_the_model_file_says(
+    dbt, world, project
+):
+    """Issue 30: the marker text in the model's own comment let stock code (local rows) through."""
+    drop(world, "guard_commented")
+    model_file = project / "models" / "guard_commented.py"
+    model_file.write_text(COMMENTED_MODEL, encoding="utf-8")
+    since = len(world.submissions)
+    try:
+        with project_macro(project, TEAM_MATERIALIZATION):
+            out = dbt("run", "--select", "guard_commented", ok=False)
+    finally:
+        model_file.unlink()
+    assert (
+        "model 'model.guards.guard_commented' opts in with spark_cross_account_catalog: true and "
+        "reads refs or sources, but its Python code reached dbt-athena's job submission without "
+        "this package's read plan"
+    ) in out
+    assert world.submissions[since:] == [] and not exists(world, "guard_commented")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dbt_athena_cross_account.flags import FlagError, opted_in
-from dbt_athena_cross_account.guard import READ_PLAN_MARKER, refusal
+from dbt_athena_cross_account.guard import READ_PLAN_MARKER, refusal, rendered
 from dbt_athena_cross_account.overrides import MacroInfo, Verdict
 from tests.conftest import REPO_ROOT
 
@@ -76,9 +76,53 @@ def test_models_that_need_no_read_plan_are_submitted_unchecked(model):
     assert refusal(model, "import pyspark\nstock code", never) is None
 
 
-def test_code_with_the_read_plan_and_the_empty_main_statement_pass():
-    assert refusal(MODEL, "x\n" + READ_PLAN_MARKER + '"{}")', never) is None
-    assert refusal(MODEL, "  \n", never) is None
+USER_CODE = "def model(dbt, spark):\n    return dbt.source('partner', 'orders')\n"
+BLOCK = (
+    "import json as _cross_account_json\n"
+    + READ_PLAN_MARKER
+    + '"{}")\ndef get_spark_df(i):\n    pass\n'
+)
+PLANNED = {**MODEL, "compiled_code": USER_CODE}
+
+
+def submitted(user_code: str = USER_CODE, block: str = BLOCK) -> str:
+    """The shape of dbt-athena's code: the model's code, materialize(), the block, the calls."""
+    return f"import pyspark\n{user_code}def materialize(): pass\n{block}\ndbt = SparkdbtObj()\n"
+
+
+def test_code_with_the_block_rendered_for_the_model_and_the_empty_main_statement_pass():
+    assert refusal(PLANNED, submitted(), never, [rendered(BLOCK)]) is None
+    assert refusal(PLANNED, "  \n", never, []) is None
+
+
+def test_the_marker_in_the_model_file_is_not_the_block():
+    """Issue 30: a comment in the model holding the marker let stock code through."""
+    commented = "# " + READ_PLAN_MARKER + "\n" + USER_CODE
+    stock = "def get_spark_df(i):\n    return spark.table(i)\n"
+    code = submitted(commented, stock)
+    model = {**MODEL, "compiled_code": commented}
+    assert refusal(model, code, lambda package: None, [rendered(BLOCK)]) is not None
+    assert refusal(model, code, lambda package: None, []) is not None
+
+
+def test_a_copy_of_the_block_in_the_model_file_is_not_the_block():
+    copied = '"""' + BLOCK + '"""\n' + USER_CODE
+    model = {**MODEL, "compiled_code": copied}
+    code = submitted(copied, "def get_spark_df(i):\n    return spark.table(i)\n")
+    assert refusal(model, code, lambda package: None, [rendered(BLOCK)]) is not None
+
+
+def test_another_block_or_one_changed_after_rendering_is_refused():
+    other = BLOCK.replace('"{}"', '"{\\"x\\": 1}"')
+    assert refusal(PLANNED, submitted(block=other), lambda p: None, [rendered(BLOCK)])
+    assert refusal(PLANNED, submitted(block=BLOCK[:-5]), lambda p: None, [rendered(BLOCK)])
+
+
+def test_a_reader_defined_again_after_the_block_is_refused():
+    """Python keeps the last definition: stock code appended after the block reads local."""
+    stock = "def get_spark_df(i):\n    return spark.table(i)\n"
+    code = submitted(block=BLOCK + stock)
+    assert refusal(PLANNED, code, lambda p: None, [rendered(BLOCK)]) is not None
 
 
 def test_code_without_the_read_plan_is_refused_naming_the_bypass():
