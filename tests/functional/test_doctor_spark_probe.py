@@ -21,6 +21,8 @@ with its own engine_config whose calculation never finishes (the timeout): four 
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -30,7 +32,7 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.constants import EXECUTION_ROLE_ARN
-from athena_spark_emulator.profile import profiles_yml
+from athena_spark_emulator.profile import dbt_env, dbt_executable, profiles_yml
 from tests.emulator.doctor_project import fix_of, line, write_planted_project
 
 pytestmark = pytest.mark.dbt
@@ -189,7 +191,52 @@ def world(emulator: Emulator, tmp_path_factory: pytest.TempPathFactory) -> Itera
             finally:
                 release.set()
                 emulator.backend.executor = previous
+            runs["sigterm"] = doctor_cancelled(emulator, project, spark)
             yield runs
+
+
+def doctor_cancelled(emulator: Emulator, project: Path, spark: Any) -> Dict[str, Any]:
+    """The doctor with `spark: true` in a `dbt` process of its own, sent SIGTERM (what CI
+    systems send on cancel) once both probe sessions are running their calculation."""
+    release, running = threading.Event(), []
+
+    def hanging(code: str, props: Dict[str, str]) -> Any:
+        running.append(1)
+        release.wait(300)
+        return False, "released by the test"
+
+    previous = emulator.set_executor(hanging)
+    emulator.clear_requests()
+    begun = time.time()
+    args = ["run-operation", "cross_account_doctor", "--args", "{spark: true}"]
+    process = subprocess.Popen(
+        [*dbt_executable(), *args, "--project-dir", str(project)],
+        cwd=project,
+        env=dbt_env(emulator.env(), project),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while len(running) < 2 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        release.set()
+        emulator.backend.executor = previous
+    return {
+        "code": process.returncode,
+        "out": out,
+        "running": len(running),
+        "requests": emulator.requests,
+        "sessions": {
+            i: s for i, s in emulator.backend.calculations.sessions.items() if s.created >= begun
+        },
+    }
 
 
 def actions(run: Dict[str, Any]) -> List[str]:
@@ -299,3 +346,18 @@ def test_an_engine_config_that_overrides_the_separator_fails_the_spark_row(world
         "model keeps spark.hadoop.aws.glue.catalog.separator: '/'."
     ), reason
     assert "4 session(s) started" in out, out
+
+
+def test_sigterm_during_the_probe_terminates_every_session(world):
+    """Issue 30: SIGTERM (a CI cancel) ended dbt with -15 and sent no TerminateSession: both
+    sessions stayed IDLE, accruing DPU time."""
+    run = world["sigterm"]
+    assert run["running"] == 2, run["out"][-3000:]
+    started = [r for r in run["requests"] if r["action"] == "StartSession"]
+    terminated = {
+        r["params"].get("SessionId") for r in run["requests"] if r["action"] == "TerminateSession"
+    }
+    assert len(started) == 2 and len(run["sessions"]) == 2, run["sessions"]
+    for session_id, session in run["sessions"].items():
+        assert session.state == "TERMINATED" and session_id in terminated, run["sessions"]
+    assert run["code"] == -signal.SIGTERM  # the signal went on to dbt after the sessions ended

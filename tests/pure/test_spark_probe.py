@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import threading
+import time
 from typing import Any, Dict, List
 
 import pytest
@@ -319,3 +320,93 @@ def test_a_refused_calculation_says_which_call_and_names_the_spark_3_5_engine():
     ), row.reason
     assert row.fix.startswith("run the probe in the Spark work group your Python models run in")
     assert athena.calls[-1] == "TerminateSession:s1"
+
+
+# ---- issue 30: SIGTERM / SIGHUP, an unreachable endpoint, a report that never claims too much
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_sigterm_or_sighup_terminates_every_session_then_goes_on_to_the_process(signame):
+    """Python's default for SIGTERM ends the process with no finally run: both sessions were
+    left IDLE. A handler of the test's stands in for the process's default."""
+    import os
+    import signal
+
+    signum = getattr(signal, signame)
+    athena = FakeAthena(finish=False)
+    probe = spark_run.Probe(athena, FakeS3(""), "wg", timeout=60)
+    received: List[int] = []
+    previous = signal.signal(signum, lambda s, f: received.append(s))
+
+    def send_once_both_started() -> None:
+        deadline = time.monotonic() + 20
+        while len(probe.started) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(os.getpid(), signum)
+
+    sender = threading.Thread(target=send_once_both_started)
+    sender.start()
+    try:
+        with pytest.raises(SystemExit) as ended:
+            spark_run.probe_groups(probe, two_groups(), "", IDENTITY, "eu-west-1")
+    finally:
+        sender.join()
+        restored = signal.signal(signum, previous)
+    assert ended.value.code == 128 + signum
+    terminated = sorted(c for c in athena.calls if c.startswith("Terminate"))
+    assert terminated == ["TerminateSession:s1", "TerminateSession:s2"], athena.calls
+    assert received == [signum]  # the signal went on to the process's own handler
+    assert restored is not previous  # ours was put back before the signal went on
+
+
+class Unreachable(FakeAthena):
+    """The endpoint went away after the sessions started (the emulator stopped)."""
+
+    def __init__(self) -> None:
+        super().__init__(finish=False)
+        self.down = False
+
+    def _check(self) -> None:
+        if self.down:
+            from botocore.exceptions import EndpointConnectionError
+
+            raise EndpointConnectionError(endpoint_url="http://127.0.0.1:1/")
+
+    def get_session_status(self, **kwargs: Any) -> Dict[str, Any]:
+        self._check()
+        return super().get_session_status(**kwargs)
+
+    def get_calculation_execution(self, **kwargs: Any) -> Dict[str, Any]:
+        self.down = True
+        self._check()
+        return {}
+
+    def terminate_session(self, **kwargs: Any) -> Dict[str, Any]:
+        self._check()
+        return super().terminate_session(**kwargs)
+
+    def get_session(self, **kwargs: Any) -> Dict[str, Any]:
+        self._check()
+        return super().get_session(**kwargs)
+
+
+def test_an_unreachable_endpoint_is_reported_as_one_and_its_sessions_as_not_terminated():
+    athena = Unreachable()
+    probe = spark_run.Probe(athena, FakeS3(""), "wg", timeout=5, sleep=lambda s: None)
+    [row] = spark_run.probe_groups(probe, two_groups()[:1], "", IDENTITY, "eu-west-1")
+    assert row.reason.startswith(
+        'the probe could not reach Athena (Could not connect to the endpoint URL: "http://127.0.0.1:1/")'
+    ), row.reason
+    assert "athena:StartSession" not in row.fix and "endpoint is reachable" in row.fix, row.fix
+    lines = session_lines(probe.facts, "wg", 1.0)
+    assert lines[0].endswith("NOT terminated: s1"), lines
+    assert "TERMINATED" not in lines[1].replace("NOT TERMINATED", ""), lines
+    assert lines[1].startswith("    s1: ") and "NOT TERMINATED (TerminateSession failed" in lines[1]
+
+
+def test_a_termination_accepted_but_not_read_back_is_not_called_terminated():
+    facts = [
+        SessionFacts("a", "s1", "TERMINATED", 1.0, 10),
+        SessionFacts("b", "s2", "TERMINATE REQUESTED (GetSession failed: denied)", 1.0, None),
+    ]
+    lines = session_lines(facts, "wg", 1.0)
+    assert lines[0].endswith("termination requested, not confirmed: s2"), lines
+    assert "all terminated" not in lines[0]

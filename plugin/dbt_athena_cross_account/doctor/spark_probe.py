@@ -254,30 +254,48 @@ def not_probed_rows(groups: Sequence[SessionGroup], count: int, cap: int) -> Lis
     ]
 
 
+REQUESTED = "TERMINATE REQUESTED"  # Athena accepted TerminateSession; its state was not read
+NOT_TERMINATED = "NOT TERMINATED"  # TerminateSession failed and GetSession did not answer
+ENDED_STATES = {"TERMINATED", "TERMINATING", "FAILED"}
+
+
 @dataclass
 class SessionFacts:
     """What one probe session cost: shown in the report."""
 
     label: str
     session_id: Optional[str]
-    state: str
+    state: str  # GetSession's state, or REQUESTED / NOT_TERMINATED with why
     wall_seconds: float
     dpu_millis: Optional[int]
+
+    @property
+    def ended(self) -> bool:
+        """Athena said so (GetSession), the session no longer runs."""
+        return self.state in ENDED_STATES
 
 
 def session_lines(sessions: Sequence[SessionFacts], work_group: str, elapsed: float) -> List[str]:
     """The report's lines about the sessions the probe started (``elapsed``: the probe's
-    wall time; its sessions run at once)."""
+    wall time; its sessions run at once). The summary says "all terminated" only when
+    Athena said so for each; it never calls a session terminated that the lines do not."""
     if not sessions:
         return []
     known = [s.dpu_millis for s in sessions if s.dpu_millis is not None]
     dpu = f"{sum(known) / 1000:.1f} DPU-seconds" if known else "DPU time not reported"
-    left = [s.session_id or "-" for s in sessions if s.state != "TERMINATED"]
-    ended = f"NOT terminated: {', '.join(left)}" if left else "all terminated"
+    requested = [s.session_id or "-" for s in sessions if s.state.startswith(REQUESTED)]
+    left = [
+        s.session_id or "-" for s in sessions if not s.ended and not s.state.startswith(REQUESTED)
+    ]
+    ended = []
+    if left:
+        ended.append(f"NOT terminated: {', '.join(left)}")
+    if requested:
+        ended.append(f"termination requested, not confirmed: {', '.join(requested)}")
     lines = [
         f"  Spark probe: {len(sessions)} session(s) started in work group '{work_group}', "
         f"{elapsed:.1f} s wall time, {dpu} "
-        f"(Athena's DpuExecutionInMillis); {ended}"
+        f"(Athena's DpuExecutionInMillis); {'; '.join(ended) or 'all terminated'}"
     ]
     for s in sessions:
         dpu_one = (

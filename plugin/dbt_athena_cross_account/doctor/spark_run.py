@@ -2,25 +2,34 @@
 work group, one StartCalculationExecution, GetCalculationExecution until it ends, the
 calculation's stdout from S3, then TerminateSession and GetSession (its DPU time).
 
-Every session started is terminated: at the end, on an error, on the timeout and on
-Ctrl-C (``KeyboardInterrupt`` stops the waiting, the sessions started so far are
-terminated, and the interrupt goes on). The groups' sessions run at once, in threads.
+Every session started is terminated: at the end, on an error, on the timeout, on Ctrl-C
+(``KeyboardInterrupt`` stops the waiting, the sessions started so far are terminated, and
+the interrupt goes on) and on SIGTERM or SIGHUP (what CI systems send on cancel: the same,
+then the signal goes on to the process as it would have). The groups' sessions run at
+once, in threads. A session whose TerminateSession failed is reported as NOT terminated,
+and a failure to reach the endpoint is reported as one, with its fix.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
+import signal
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from botocore.exceptions import ConnectionError as BotoConnectionError
+from botocore.exceptions import HTTPClientError
 
 from dbt_athena_cross_account.doctor.rows import Check, Identity
 from dbt_athena_cross_account.doctor.spark_probe import (
     KIND,
     NO_RESULT,
+    NOT_TERMINATED,
     OTHER_FIX,
+    REQUESTED,
     TIMED_OUT,
     TIMEOUT_FIX,
     SessionFacts,
@@ -60,8 +69,56 @@ NO_CALCULATION_FIX = (
 )
 
 
+NO_CONNECTION = "the probe could not reach Athena ({error}), so {what}"
+NO_CONNECTION_FIX = (
+    "check that the Athena endpoint is reachable from where dbt runs (network, proxy, VPC "
+    "endpoint; AWS_ENDPOINT_URL when it is set), then run the doctor again; sessions the "
+    "report lists as NOT terminated are still running: stop them in the Athena console "
+    "(work group '{work_group}')"
+)
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+def unreachable(exc: BaseException) -> bool:
+    """True for a failure to reach the endpoint (no answer from AWS at all)."""
+    return isinstance(exc, (BotoConnectionError, HTTPClientError))
+
+
 class Timeout(Exception):
     pass
+
+
+class Signalled(BaseException):
+    """SIGTERM or SIGHUP arrived while the probe waited (raised in the main thread)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"signal {signum}")
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def signals_raise() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise :class:`Signalled` in the main thread for the block (the
+    first one; another while the sessions are being terminated is ignored). Python's own
+    default for them ends the process at once, with no ``finally`` run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread can handle signals; dbt runs operations there
+        return
+    fired: List[int] = []
+
+    def handler(signum: int, _frame: Any) -> None:
+        if not fired:
+            fired.append(signum)
+            raise Signalled(signum)
+
+    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 class Probe:
@@ -78,7 +135,7 @@ class Probe:
         self.athena, self.s3, self.work_group = athena, s3, work_group
         self.timeout, self.sleep = float(timeout), sleep
         self.started: Dict[str, str] = {}  # session id -> label
-        self.terminated: set = set()
+        self.terminated: Dict[str, Optional[str]] = {}  # session id -> TerminateSession's error
         self.facts: List[SessionFacts] = []
         self.stop = threading.Event()
         self.lock = threading.Lock()
@@ -152,6 +209,14 @@ class Probe:
                 TIMEOUT_FIX.format(session=session_id),
             )
         except Exception as exc:  # a refused call: the group's rows say which
+            if unreachable(exc):
+                what = (
+                    "nothing was read"
+                    if session_id is None
+                    else f"session {session_id} read nothing"
+                )
+                problem = NO_CONNECTION.format(error=exc, what=what)
+                return None, (problem, NO_CONNECTION_FIX.format(work_group=self.work_group))
             if session_id is None:
                 problem = SESSION_REFUSED.format(work_group=self.work_group, error=exc)
                 return None, (problem, SESSION_FIX)
@@ -161,23 +226,32 @@ class Probe:
                 self.facts.append(self._end(session_id, group.label, time.monotonic() - begun))
 
     # -- ending sessions -----------------------------------------------------------------
-    def _terminate(self, session_id: str) -> None:
+    def _terminate(self, session_id: str) -> Optional[str]:
+        """TerminateSession, once per session: None when Athena accepted it, else its error."""
         with self.lock:
             if session_id in self.terminated:
-                return
-            self.terminated.add(session_id)
-        with contextlib.suppress(Exception):  # already ended; GetSession below says its state
+                return self.terminated[session_id]
+            self.terminated[session_id] = None
+        try:
             self.athena.terminate_session(SessionId=session_id)
+        except Exception as exc:  # already ended, or not sent: GetSession below tells
+            with self.lock:
+                self.terminated[session_id] = str(exc) or type(exc).__name__
+        return self.terminated[session_id]
 
     def _end(self, session_id: str, label: str, wall: float) -> SessionFacts:
-        self._terminate(session_id)
-        state, dpu = "TERMINATED (requested)", None
+        refused = self._terminate(session_id)
         try:
             answer = self.athena.get_session(SessionId=session_id)
-            state = answer["Status"]["State"]
-            dpu = (answer.get("Statistics") or {}).get("DpuExecutionInMillis")
-        except Exception:  # athena:GetSession not allowed: the DPU time is unknown
-            pass
+        except Exception as exc:  # athena:GetSession not allowed, or no answer
+            unread = f"GetSession failed: {exc}"
+            if refused is None:  # Athena accepted the TerminateSession
+                state = f"{REQUESTED} ({unread})"
+            else:
+                state = f"{NOT_TERMINATED} (TerminateSession failed: {refused}; {unread})"
+            return SessionFacts(label, session_id, state, wall, None)
+        state = answer["Status"]["State"]
+        dpu = (answer.get("Statistics") or {}).get("DpuExecutionInMillis")
         return SessionFacts(label, session_id, state, wall, dpu)
 
     def terminate_all(self) -> None:
@@ -188,8 +262,19 @@ class Probe:
 def probe_groups(
     probe: Probe, groups: Sequence[SessionGroup], read_code: str, identity: Identity, region: str
 ) -> List[Check]:
-    """Every group's session at once; the ``spark`` rows in group order. Ctrl-C terminates
-    every session started and re-raises."""
+    """Every group's session at once; the ``spark`` rows in group order. Ctrl-C, SIGTERM
+    and SIGHUP terminate every session started, then go on (the signal to the process)."""
+    try:
+        with signals_raise():
+            return _probe_groups(probe, groups, read_code, identity, region)
+    except Signalled as signalled:  # the sessions are terminated; the handlers restored
+        signal.raise_signal(signalled.signum)
+        raise SystemExit(128 + signalled.signum) from None  # its handler let the process live
+
+
+def _probe_groups(
+    probe: Probe, groups: Sequence[SessionGroup], read_code: str, identity: Identity, region: str
+) -> List[Check]:
     if not groups:
         return []
     rows: Dict[int, List[Check]] = {}
