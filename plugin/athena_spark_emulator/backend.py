@@ -125,6 +125,8 @@ class EmulatorBackend:
         # Glue API calls with CatalogId=<owner> go to the owner's Glue (moto ignores
         # CatalogId), refused unless the owner granted the caller.
         self.glue_owner_routing = False
+        # --data-dir: the durable store (persistence.Store), checkpointed after each request
+        self.persistence: Optional[Any] = None
 
     @property
     def executor(self) -> Executor:

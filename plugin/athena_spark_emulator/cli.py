@@ -96,50 +96,92 @@ def start_emulator(
     from athena_spark_emulator.server import Emulator
 
     started = time.monotonic()
-    if data_dir:
-        Path(data_dir).mkdir(parents=True, exist_ok=True)
-    emulator = Emulator(
-        port=port, executor="spark" if spark else None, warehouse=data_dir or warehouse
-    ).start()
+    store = _open_store(data_dir)  # refuses a directory another emulator uses
+    try:
+        emulator = Emulator(
+            port=port, executor="spark" if spark else None, warehouse=data_dir or warehouse
+        ).start()
+    except BaseException:
+        _close(store)
+        raise
     try:
         emulator.glue_owner_routing = emulator.session_lifecycle = True
         emulator.prepare()
-        if data_dir:
-            from athena_spark_emulator import persistence
-
-            kept = persistence.load(emulator.catalog, Path(data_dir))
-            progress(f"state from {data_dir} put back" if kept else f"keeping state in {data_dir}")
+        if store is not None:
+            _load_store(emulator, store)
         progress(f"endpoint {emulator.endpoint_url} (moto: Athena, Glue, S3, STS, IAM)")
         if document is not None:
-            tables = sum(
-                len(tables or {})
-                for account in (document.data.get("accounts") or {}).values()
-                for tables in ((account or {}).get("databases") or {}).values()
-            )
-            progress(f"seeding {tables} table(s) from {seed} ...")
-            emulator.seed(seed)
+            _seed(emulator, document, str(seed), store)
         if spark:
-            progress("starting local Spark (PySpark 3.5; this takes 10-30 s) ...")
-            spark_started = time.monotonic()
-            emulator.start_spark()
-            progress(f"Spark ready in {time.monotonic() - spark_started:.0f}s")
+            _start_spark(emulator)
         progress(f"ready in {time.monotonic() - started:.0f}s")
     except BaseException:
         emulator.stop()
+        _close(store)
         raise
     return emulator
 
 
-def stop_emulator(emulator: Any, data_dir: Optional[str]) -> None:
-    """Stop; with ``data_dir`` save the state there first (Glue, S3, files)."""
-    try:
-        if data_dir:
-            from athena_spark_emulator import persistence
+def _close(store: Any) -> None:
+    if store is not None:
+        store.close()
 
-            persistence.save(emulator.catalog, Path(data_dir))
-            progress(f"state kept in {data_dir}")
+
+def _start_spark(emulator: Any) -> None:
+    progress("starting local Spark (PySpark 3.5; this takes 10-30 s) ...")
+    spark_started = time.monotonic()
+    emulator.start_spark()
+    progress(f"Spark ready in {time.monotonic() - spark_started:.0f}s")
+
+
+def _open_store(data_dir: Optional[str]) -> Any:
+    if not data_dir:
+        return None
+    from athena_spark_emulator.persistence import Store
+
+    return Store(Path(data_dir)).open()
+
+
+def _load_store(emulator: Any, store: Any) -> None:
+    kept = store.load(emulator.catalog)
+    emulator.backend.persistence = store  # from now on: saved after each request
+    _checkpoint(store)
+    progress(f"state from {store.dir} put back" if kept else f"keeping state in {store.dir}")
+
+
+def _checkpoint(store: Any) -> None:
+    failure = store.checkpoint()
+    if failure:
+        raise EmulatorError(failure)
+
+
+def _seed(emulator: Any, document: Any, seed: str, store: Any) -> None:
+    tables = sum(
+        len(tables or {})
+        for account in (document.data.get("accounts") or {}).values()
+        for tables in ((account or {}).get("databases") or {}).values()
+    )
+    progress(f"seeding {tables} table(s) from {seed} ...")
+    emulator.seed(seed)
+    if store is not None:
+        _checkpoint(store)
+
+
+def stop_emulator(emulator: Any, data_dir: Optional[str]) -> None:
+    """Stop; with ``data_dir`` save what the last requests changed first (each request's
+    change is saved before it is answered: persistence.py), then release the directory."""
+    store = emulator.backend.persistence
+    try:
+        if store is not None:
+            failure = store.checkpoint()
+            if failure is None:
+                progress(f"state kept in {data_dir}")
     finally:
-        emulator.stop()
+        try:
+            emulator.stop()
+        finally:
+            if store is not None:
+                store.close()
 
 
 def child_env(emulator: Any) -> Dict[str, str]:

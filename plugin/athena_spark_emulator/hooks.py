@@ -11,7 +11,9 @@ process, for example) gets moto's behaviour unchanged.
   Athena SQL statement is run (``sql.py``, ``sql_statements.py``).
 * ``S3Backend.delete_object``: deleting an object (dbt-athena deletes a table location's
   objects before it rebuilds or drops the table) removes the local file standing for it,
-  so the warehouse directory holds exactly what Glue points to.
+  so the warehouse directory holds exactly what Glue points to (with ``--data-dir``, a
+  file a table of the saved state still points at is kept aside until none does:
+  ``persistence.Store.remove``).
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ def _get_query_execution(self: Any) -> Any:
 def _delete_object(self: Any, bucket_name: str, key_name: str, *args: Any, **kwargs: Any) -> Any:
     answer = _ORIGINALS["delete_object"](self, bucket_name, key_name, *args, **kwargs)
     backend = backend_module.current()
-    if backend is not None:
+    if backend is not None and backend.persistence is not None:
+        backend.persistence.remove(bucket_name, key_name)  # kept while a table points at it
+    elif backend is not None:
         backend.catalog.remove_local(bucket_name, key_name)
     return answer
 

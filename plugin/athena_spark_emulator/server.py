@@ -98,6 +98,22 @@ def _remember_backend_per_host(dispatcher: Any) -> None:
     dispatcher.get_backend_for_host = get_backend_for_host
 
 
+def _changes(environ: Dict[str, Any]) -> bool:
+    """Whether a request may change state (anything but S3 GET/HEAD and Get/List/Describe)."""
+    if responses.is_s3_request(environ):
+        return environ.get("REQUEST_METHOD", "") not in ("GET", "HEAD")
+    operation = environ.get("HTTP_X_AMZ_TARGET", "").rpartition(".")[2]
+    return not operation.startswith(("Get", "List", "Describe", "BatchGet", "Search"))
+
+
+def _not_saved(environ: Dict[str, Any], failure: str) -> Any:
+    """The answer to a request whose change could not be saved, in its protocol (500)."""
+    if responses.is_s3_request(environ):
+        return AwsError("InternalError", failure).s3_answer()
+    error = AwsError("InternalFailure", failure, 500)
+    return error.json_answer() if environ.get("HTTP_X_AMZ_TARGET") else error.query_answer()
+
+
 class _EmulatorApp:
     """WSGI middleware in front of moto's app: binds each request to its emulator, logs it,
     counts (and delays, or fails) S3 requests, which bypass moto's ``call_action``, and
@@ -111,11 +127,25 @@ class _EmulatorApp:
         if environ.get("PATH_INFO", "").startswith(CONTROL_PATH):
             return self._answer(control.answer(self.backend, environ), start_response)
         with self.backend.serving(_call(environ)) as call:
+            store = self.backend.persistence
+            # while saving fails, changes wait for a save that succeeds
+            if store is not None and store.failure and _changes(environ) and store.checkpoint():
+                return self._answer(_not_saved(environ, store.failure), start_response)
             if responses.is_s3_request(environ):
                 answer = self._s3(call)
                 if answer is not None:
                     return self._answer(answer, start_response)
-            return self.app(environ, start_response)
+            body = self.app(environ, start_response)
+            failure = store.checkpoint() if store is not None else None
+            if failure is None:  # what the answer says is on disk (persistence.py)
+                return body
+            getattr(body, "close", lambda: None)()
+            status, headers, text = _not_saved(environ, failure)
+            error = AwsError("InternalFailure", failure)
+            start_response(
+                f"{status} {HTTPStatus(status).phrase}", list(headers.items()), (AwsError, error, None)
+            )
+            return [text.encode("utf-8")]
 
     @staticmethod
     def _answer(answer: Any, start_response: Any) -> List[bytes]:
