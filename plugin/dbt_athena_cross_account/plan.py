@@ -40,6 +40,7 @@ PYTHON_MODEL_ELSEWHERE = "Python model whose database is catalog '{catalog}': db
 WRITES_LOCALLY = "dbt_athena_cross_account: model '{model}' opts in with spark_cross_account_catalog: true and its database is catalog '{catalog}', but dbt-athena writes Python models with Spark's saveAsTable into the local account's Glue catalog, never into another account's, so dbt would record '{catalog}' for a table written to the local account. Fix: set database: awsdatacatalog on the model (its reads stay cross-account). To write to the local account on purpose, set spark_cross_account_fallback: local on the model."
 WRITE_LOCAL_INSTEAD = "dbt_athena_cross_account: model '{model}' has database '{catalog}', but dbt-athena writes Python models into the local account's Glue catalog; spark_cross_account_fallback is 'local', so it is written there."
 DOUBLE_QUOTE_IN_NAME = "dbt_athena_cross_account: model '{model}' reads {label}, whose {part} name {value} contains a double quote (\"). dbt-athena does not escape '\"' when it renders relation names, so Spark would read another table. Fix: rename the {part}, or point the source at a name without '\"'."
+NO_CATALOG = "dbt_athena_cross_account: model '{model}' reads {label}, which has no catalog (database) (it rendered as {rendered}): an ephemeral model, or anything else that is not a table in a data catalog, has no table Spark can read. Fix: materialize it as a table (materialized='table'), or remove spark_cross_account_catalog from this model."
 BAD_FALLBACK = "dbt_athena_cross_account: model '{model}' sets spark_cross_account_fallback: {value}, which is not one of 'error' (the default: stop when a catalog cannot be read cross-account) and 'local' (warn, then read the local account's table). Fix: set it to 'error' or 'local'."
 
 FIX_REGISTER = "if '{catalog}' is a typo, correct the database of {label}; otherwise register the owner's Glue catalog in this account and region: {command}"
@@ -121,6 +122,19 @@ def _unreadable(read: Read, resolutions: Mapping[str, Resolution]) -> Optional[T
     if resolution.account_id:
         return None
     return resolution.reason, _fix_for(resolution, read)
+
+
+def _no_catalog_errors(model: str, reads: Sequence[Read]) -> List[str]:
+    """A message per read without a catalog (an ephemeral model's CTE): nothing to resolve."""
+    return [
+        NO_CATALOG.format(
+            model=model,
+            label=read.label,
+            rendered=repr(".".join(p for p in (read.schema, read.table) if p) or "nothing"),
+        )
+        for read in reads
+        if not read.catalog.strip()
+    ]
 
 
 def _double_quote_errors(model: str, reads: Sequence[Read]) -> List[str]:
@@ -253,7 +267,7 @@ def build_read_plan(
     mode = check_fallback(model, fallback)
     overrides, errors = _override_errors(model, reads)
     windows, window_errors = _windows(model, reads)
-    errors += window_errors + _double_quote_errors(model, reads)
+    errors += window_errors + _double_quote_errors(model, reads) + _no_catalog_errors(model, reads)
     if errors:
         raise CrossAccountCatalogError("\n".join(errors))
     plan = ReadPlan()

@@ -266,3 +266,31 @@ def test_a_materialization_rendering_stock_code_is_refused_whatever_the_model_fi
         "this package's read plan"
     ) in out
     assert world.submissions[since:] == [] and not exists(world, "guard_commented")
+
+
+# ---- 8. a ref without a catalog (an ephemeral model) is a clear compile error ---------------
+def test_an_ephemeral_ref_is_a_compile_error_naming_the_model_and_the_ref(dbt, world, project):
+    """Issue 30: it was 'Parameter validation failed: Invalid length for parameter Name,
+    value: 0' (a GetDataCatalog(Name=""))."""
+    files = {
+        project
+        / "models"
+        / "guard_eph.sql": "{{ config(materialized='ephemeral') }}\nselect 1 as id\n",
+        project / "models" / "guard_reads_eph.py": (
+            "def model(dbt, spark):\n    return dbt.ref('guard_eph')\n"
+        ),
+    }
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    since = len(world.submissions)
+    try:
+        out = dbt("run", "--select", "guard_reads_eph", ok=False)
+    finally:
+        for path in files:
+            path.unlink()
+    assert "Parameter validation failed" not in out
+    assert (
+        "model 'model.guards.guard_reads_eph' reads ref('guard_eph'), which has no catalog "
+        "(database)"
+    ) in out, out[-3000:]
+    assert world.submissions[since:] == []

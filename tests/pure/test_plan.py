@@ -257,3 +257,19 @@ def test_an_override_applies_to_every_read_of_the_same_relation():
         plan = build_read_plan("m", ordered, Resolver())
         (entry,) = plan.tables.values()
         assert (entry["format"], entry["detect"]) == ("iceberg", None)
+
+
+def test_a_read_without_a_catalog_is_an_error_naming_the_model_and_the_ref_with_no_lookup():
+    """Issue 30: an ephemeral ref (database None) was resolved as GetDataCatalog(Name="")."""
+    resolver = Resolver()
+    eph = Read("ref('eph')", ("__dbt__cte__eph",), "", "", "__dbt__cte__eph")
+    with pytest.raises(CrossAccountCatalogError) as raised:
+        build_read_plan("model.p.m", [eph, read("partner_catalog")], resolver)
+    assert str(raised.value) == (
+        "dbt_athena_cross_account: model 'model.p.m' reads ref('eph'), which has no catalog "
+        "(database) (it rendered as '__dbt__cte__eph'): an ephemeral model, or anything else "
+        "that is not a table in a data catalog, has no table Spark can read. Fix: materialize "
+        "it as a table (materialized='table'), or remove spark_cross_account_catalog from this "
+        "model."
+    )
+    assert resolver.calls == []
