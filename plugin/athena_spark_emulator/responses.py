@@ -20,6 +20,7 @@ backend and serialises the answer. Here the state is the emulator's
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 from urllib.parse import parse_qs, unquote
 
@@ -101,8 +102,12 @@ def _checked(resource: str = "*") -> None:
 def _answer(backend: EmulatorBackend, response: Any, action: str) -> Optional[Answer]:
     """The emulator's answer to ``action``; None to let moto answer."""
     service = getattr(response, "service_name", "")
+    if service == "glue":
+        check_catalog_id(response)
     if service == "glue" and (backend.glue_owner_routing or from_spark_catalog(response)):
         route_glue_catalog_id(backend, response, action)
+    if service == "athena" and action == "StartQueryExecution":
+        check_sql_work_group(response)
     handler = ATHENA_ACTIONS.get(action) if service == "athena" else None
     return None if handler is None else handler(backend, response)
 
@@ -128,6 +133,61 @@ def caller_arn(response: Any) -> str:
         )
     except Exception:  # no credentials to name: the account
         return f"arn:aws:iam::{account}:root"
+
+
+ACCOUNT_ID = re.compile(r"\d{12}")
+BAD_CATALOG_ID = (
+    "1 validation error detected: Value '{value}' at 'catalogId' failed to satisfy "
+    "constraint: Member must be a 12-digit AWS account ID"
+)
+FEDERATED_CATALOG_ID = (
+    "NOT_SUPPORTED: CatalogId '{value}' names a federated or S3 Tables catalog of account "
+    "{account}; the emulator serves only accounts' own Glue catalogs (a 12-digit CatalogId)"
+)
+
+
+def check_catalog_id(response: Any) -> None:
+    """A Glue request's ``CatalogId``, when it has one, is an account id (AWS validates it):
+    :class:`AwsError` ValidationException otherwise, never the local account's answer."""
+    try:
+        catalog_id = response._get_param("CatalogId")
+    except Exception:  # a body that is not JSON: moto answers it
+        return
+    if catalog_id is None:
+        return
+    value = str(catalog_id)
+    if isinstance(catalog_id, str) and ACCOUNT_ID.fullmatch(value):
+        return
+    account, colon, _rest = value.partition(":")
+    if isinstance(catalog_id, str) and colon and ACCOUNT_ID.fullmatch(account):
+        raise AwsError(
+            "InvalidInputException", FEDERATED_CATALOG_ID.format(value=value, account=account)
+        )
+    raise AwsError("ValidationException", BAD_CATALOG_ID.format(value=value))
+
+
+def _engine(response: Any, work_group: str) -> Optional[str]:
+    """The work group's selected engine ("" when unset: Athena SQL); None: no such group."""
+    group = response.athena_backend.work_groups.get(work_group)
+    if group is None:
+        return None
+    config: Mapping[str, Any] = group.configuration or {}
+    return str((config.get("EngineVersion") or {}).get("SelectedEngineVersion") or "")
+
+
+def is_spark_engine(engine: Optional[str]) -> bool:
+    return "spark" in (engine or "").lower()
+
+
+def check_sql_work_group(response: Any) -> None:
+    """Athena SQL runs only in SQL work groups: :class:`AwsError` for a Spark one."""
+    work_group = str(response._get_param("WorkGroup") or "primary")
+    engine = _engine(response, work_group)
+    if is_spark_engine(engine):
+        raise invalid_request(
+            f"Work group {work_group} runs Apache Spark ({engine}): it accepts sessions and "
+            "calculations, not SQL queries. Run the query in an Athena SQL work group"
+        )
 
 
 def route_glue_catalog_id(backend: EmulatorBackend, response: Any, action: str) -> None:
@@ -213,6 +273,15 @@ def _missing_execution_role(response: Any, work_group: str) -> Optional[str]:
 
 def start_session(backend: EmulatorBackend, response: Any) -> Answer:
     work_group = response._get_param("WorkGroup")
+    engine = _engine(response, work_group)
+    if engine is None:
+        raise invalid_request(f"WorkGroup {work_group} is not found.")
+    if not is_spark_engine(engine):
+        raise invalid_request(
+            f"Work group {work_group} runs Athena SQL ({engine or 'its default engine'}): "
+            "sessions start only in an Apache Spark work group (EngineVersion "
+            "'PySpark engine version 3')"
+        )
     problem = _missing_execution_role(response, work_group)
     if problem:
         raise invalid_request(problem)

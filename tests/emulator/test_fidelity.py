@@ -198,3 +198,50 @@ def test_sessions_report_dpu_time_and_terminating_one_cancels_its_calculation(em
         stats = athena.get_session(SessionId=session)
         assert stats["Status"]["State"] == "TERMINATED"
         assert stats["Statistics"]["DpuExecutionInMillis"] > 0
+
+
+# ---- issue 30: what AWS refuses, the emulator refuses ----------------------------------------
+@pytest.mark.parametrize("routing", [False, True])
+@pytest.mark.parametrize("catalog_id", ["abc", "99999999999a", "999999999999 ", "12345"])
+def test_a_malformed_catalog_id_is_a_validation_error_never_the_local_table(
+    emu, monkeypatch, catalog_id, routing
+):
+    monkeypatch.setattr(emu, "glue_owner_routing", routing)
+    emu.seed(
+        {
+            "accounts": {
+                LOCAL_ACCOUNT: {
+                    "databases": {"fidelity": {"mine": {"columns": {"id": "int"}, "rows": [[1]]}}}
+                }
+            }
+        }
+    )
+    glue = emu.client("glue")
+    with pytest.raises(ClientError) as refused:
+        glue.get_table(CatalogId=catalog_id, DatabaseName="fidelity", Name="mine")
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
+    assert f"Value '{catalog_id}' at 'catalogId' failed to satisfy constraint" in str(refused.value)
+    assert glue.get_table(CatalogId=LOCAL_ACCOUNT, DatabaseName="fidelity", Name="mine")
+
+
+def test_sessions_start_only_in_spark_work_groups_and_sql_runs_only_in_sql_ones(emu):
+    athena = emu.client("athena")
+    with pytest.raises(ClientError) as refused:
+        athena.start_session(WorkGroup="primary", EngineConfiguration={"MaxConcurrentDpus": 2})
+    assert refused.value.response["Error"]["Code"] == "InvalidRequestException"
+    assert "sessions start only in an Apache Spark work group" in str(refused.value)
+    with pytest.raises(ClientError, match="WorkGroup no_such_group is not found"):
+        athena.start_session(
+            WorkGroup="no_such_group", EngineConfiguration={"MaxConcurrentDpus": 2}
+        )
+    with pytest.raises(ClientError) as refused:
+        athena.start_query_execution(
+            QueryString="select 1",
+            WorkGroup=SPARK_WORK_GROUP,
+            ResultConfiguration={"OutputLocation": "s3://dbt-data/results/"},
+        )
+    assert refused.value.response["Error"]["Code"] == "InvalidRequestException"
+    assert "it accepts sessions and calculations, not SQL queries" in str(refused.value)
+    assert athena.start_session(
+        WorkGroup=SPARK_WORK_GROUP, EngineConfiguration={"MaxConcurrentDpus": 2}
+    )
