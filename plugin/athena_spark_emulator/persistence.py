@@ -120,19 +120,13 @@ def _s3_buckets() -> Dict[str, str]:
 
 def snapshot(catalog: Catalog) -> Dict[str, Any]:
     """The emulator's AWS state but the S3 objects' bytes (what the state file holds)."""
-    for attempt in range(5):  # another thread may change moto's dicts while they are read
-        try:
-            return {
-                "version": VERSION,
-                "glue": _glue_state(),
-                "data_catalogs": _data_catalogs(),
-                "grants": {o: sorted(g) for o, g in list(catalog.grants.items())},
-                "buckets": _s3_buckets(),
-            }
-        except RuntimeError:
-            if attempt == 4:
-                raise
-    raise AssertionError("unreachable")
+    return {
+        "version": VERSION,
+        "glue": _glue_state(),
+        "data_catalogs": _data_catalogs(),
+        "grants": {o: sorted(g) for o, g in list(catalog.grants.items())},
+        "buckets": _s3_buckets(),
+    }
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -276,14 +270,7 @@ class Store:
         self._request.failure = None
         with self.lock:
             try:
-                self._write_objects()
-                state = snapshot(self.catalog)
-                text = json.dumps(state, indent=1, default=str)
-                if text != self._saved_text:
-                    write_atomically(self.state_path, text.encode("utf-8"))
-                    self._saved_text = text
-                    self._saved_locations = table_locations(state)
-                self._settle_deleted(self._saved_locations, restore=False)
+                self._save()
             except OSError as exc:
                 self.failure = NOT_SAVED.format(dir=self.dir, error=_os_error(exc), state=STATE_FILE)
                 print(f"athena-spark-emulator: {self.failure}", file=sys.stderr, flush=True)
@@ -292,6 +279,23 @@ class Store:
             if failed_here:
                 print(f"athena-spark-emulator: {failed_here}", file=sys.stderr, flush=True)
             return failed_here
+
+    def _save(self) -> None:
+        assert self.catalog is not None
+        for attempt in range(5):  # another thread may change moto's dicts while they are read
+            try:
+                self._write_objects()
+                state = snapshot(self.catalog)
+                break
+            except RuntimeError:
+                if attempt == 4:
+                    raise
+        text = json.dumps(state, indent=1, default=str)
+        if text != self._saved_text:
+            write_atomically(self.state_path, text.encode("utf-8"))
+            self._saved_text = text
+            self._saved_locations = table_locations(state)
+        self._settle_deleted(self._saved_locations, restore=False)
 
     def remove(self, bucket: str, key: str) -> None:
         """An S3 object was deleted: move its file to ``DIR/.deleted/`` when a table of the

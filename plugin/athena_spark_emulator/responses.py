@@ -212,8 +212,18 @@ def route_glue_catalog_id(backend: EmulatorBackend, response: Any, action: str) 
 
 
 # ---- data catalogs: lower-case names, as Athena ---------------------------------------------
+CATALOG_TYPES = ("LAMBDA", "GLUE", "HIVE", "FEDERATED")
+
+
 def create_data_catalog(backend: EmulatorBackend, response: Any) -> Answer:
     name = str(response._get_param("Name") or "").lower()
+    kind = response._get_param("Type")
+    if kind not in CATALOG_TYPES:
+        raise AwsError(
+            "ValidationException",
+            f"1 validation error detected: Value '{kind}' at 'type' failed to satisfy "
+            f"constraint: Member must satisfy enum value set: [{', '.join(CATALOG_TYPES)}]",
+        )
     created = response.athena_backend.create_data_catalog(
         name,
         response._get_param("Type"),
@@ -335,6 +345,8 @@ def get_session(backend: EmulatorBackend, response: Any) -> Answer:
 
 def list_sessions(backend: EmulatorBackend, response: Any) -> Answer:
     work_group = response._get_param("WorkGroup")
+    if _engine(response, work_group) is None:
+        raise invalid_request(f"WorkGroup {work_group} is not found.")
     sessions = [s for s in backend.calculations.sessions.values() if s.work_group == work_group]
     listed = [
         {"SessionId": s.session_id, "Description": s.description, "Status": _session_status(s)}

@@ -245,3 +245,16 @@ def test_sessions_start_only_in_spark_work_groups_and_sql_runs_only_in_sql_ones(
     assert athena.start_session(
         WorkGroup=SPARK_WORK_GROUP, EngineConfiguration={"MaxConcurrentDpus": 2}
     )
+
+
+def test_an_unknown_work_group_or_catalog_type_is_refused(emu):
+    athena = emu.client("athena")
+    with pytest.raises(ClientError, match="WorkGroup no_such_group is not found"):
+        athena.list_sessions(WorkGroup="no_such_group")
+    with pytest.raises(ClientError) as refused:
+        athena.create_data_catalog(Name="odd_catalog", Type="GLUEY")
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
+    assert "Member must satisfy enum value set: [LAMBDA, GLUE, HIVE, FEDERATED]" in str(
+        refused.value
+    )
+    assert not athena.get_data_catalog(Name="odd_catalog").get("DataCatalog")
