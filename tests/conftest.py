@@ -62,6 +62,7 @@ ONE_LEG_SUITES: Dict[str, str] = {
     "tests/packaging/test_editable_install.py": "min",
     "tests/packaging/test_wheel.py": "min",
     "tests/functional/test_dbt_run.py::TestOneLookupPerRun::test_calls[1]": "min",
+    "tests/functional/test_doctor_spark_probe.py::test_sigterm_during_the_probe_terminates_every_session": "min",
     # mid
     "tests/integration/test_guards.py": "mid",
     "tests/bench/": "mid",
