@@ -35,7 +35,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 INTEGERS = {
     "tinyint": (-(2**7), 2**7 - 1),
@@ -293,36 +293,27 @@ def convert(value: Any, kind: Union[GlueType, str]) -> Any:
     kind = parse(kind) if isinstance(kind, str) else kind
     if value is None:
         return None
-    name = kind.name
-    if name in INTEGERS:
-        return _integer(value, kind)
-    if name in ("float", "double"):
-        return _floating(value, kind)
-    if name == "decimal":
-        return _decimal(value, kind)
-    if name == "boolean":
-        if not isinstance(value, bool):
-            raise _mismatch(value, kind, f"{_kind(value)}; write true or false (unquoted)")
-        return value
-    if name in ("string", "varchar", "char"):
-        return _text(value, kind)
-    if name == "date":
-        return _date(value, kind)
-    if name == "timestamp":
-        return _timestamp(value, kind)
-    if name == "binary":
-        if isinstance(value, (bytes, bytearray)):
-            return bytes(value)
-        if isinstance(value, str):
-            return value.encode("utf-8")
-        raise _mismatch(value, kind, f"{_kind(value)}; write a string (its UTF-8 bytes)")
-    if name == "array":
-        if not isinstance(value, list):
-            raise _mismatch(value, kind, f"{_kind(value)}; write a list: [...]")
-        return [_nested(item, kind.children[0], i) for i, item in enumerate(value)]
-    if name == "map":
-        return _map(value, kind)
-    return _struct(value, kind)
+    return _CONVERTERS[kind.name](value, kind)
+
+
+def _boolean(value: Any, kind: GlueType) -> bool:
+    if not isinstance(value, bool):
+        raise _mismatch(value, kind, f"{_kind(value)}; write true or false (unquoted)")
+    return value
+
+
+def _binary(value: Any, kind: GlueType) -> bytes:
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    raise _mismatch(value, kind, f"{_kind(value)}; write a string (its UTF-8 bytes)")
+
+
+def _array(value: Any, kind: GlueType) -> List[Any]:
+    if not isinstance(value, list):
+        raise _mismatch(value, kind, f"{_kind(value)}; write a list: [...]")
+    return [_nested(item, kind.children[0], i) for i, item in enumerate(value)]
 
 
 def _nested(value: Any, kind: GlueType, step: Any) -> Any:
@@ -363,7 +354,7 @@ def _decimal(value: Any, kind: GlueType) -> decimal.Decimal:
     if isinstance(value, bool) or not isinstance(value, (int, float, str, decimal.Decimal)):
         raise _mismatch(value, kind, f"{_kind(value)}; write a number, or a string of digits")
     if isinstance(value, str) and not _DECIMAL_TEXT.fullmatch(value.strip()):
-        raise _mismatch(value, kind, "not a number; write digits such as \"12.50\"")
+        raise _mismatch(value, kind, 'not a number; write digits such as "12.50"')
     if isinstance(value, float) and not math.isfinite(value):
         raise _mismatch(value, kind, "a decimal is a finite number")
     # a float's shortest text: 10.1 is 10.1, not the binary fraction behind it
@@ -417,7 +408,7 @@ def _date(value: Any, kind: GlueType) -> datetime.date:
         return value
     match = _DATE.fullmatch(value.strip()) if isinstance(value, str) else None
     if match is None:
-        raise _mismatch(value, kind, f"{_kind(value)}; write a date as \"YYYY-MM-DD\"")
+        raise _mismatch(value, kind, f'{_kind(value)}; write a date as "YYYY-MM-DD"')
     try:
         return datetime.date(*(int(g) for g in match.groups()))
     except ValueError as exc:
@@ -493,6 +484,24 @@ def _struct(value: Any, kind: GlueType) -> Dict[str, Any]:
         field: _nested(value.get(field), child, field)
         for field, child in zip(fields, kind.children)
     }
+
+
+_CONVERTERS: Dict[str, Callable[[Any, GlueType], Any]] = {
+    **{name: _integer for name in INTEGERS},
+    "float": _floating,
+    "double": _floating,
+    "decimal": _decimal,
+    "boolean": _boolean,
+    "string": _text,
+    "varchar": _text,
+    "char": _text,
+    "date": _date,
+    "timestamp": _timestamp,
+    "binary": _binary,
+    "array": _array,
+    "map": _map,
+    "struct": _struct,
+}
 
 
 # ---- where the values go -------------------------------------------------------------------
@@ -594,7 +603,9 @@ def convert_rows(
         if isinstance(row, Mapping):
             unknown = [k for k in row if k not in names]
             if unknown:
-                raise ValueMismatch(f"unknown column {unknown[0]!r} (columns: {', '.join(names)})", [i])
+                raise ValueMismatch(
+                    f"unknown column {unknown[0]!r} (columns: {', '.join(names)})", [i]
+                )
             values = [row.get(name) for name in names]
         else:
             values = list(row)

@@ -63,9 +63,7 @@ def arrow_type(hive_type: Union[str, GlueType]) -> Any:
     if kind.name == "map":
         return pa.map_(arrow_type(kind.children[0]), arrow_type(kind.children[1]))
     if kind.name == "struct":
-        return pa.struct(
-            [pa.field(f, arrow_type(t)) for f, t in zip(kind.fields, kind.children)]
-        )
+        return pa.struct([pa.field(f, arrow_type(t)) for f, t in zip(kind.fields, kind.children)])
     types = {
         "tinyint": pa.int32(),
         "smallint": pa.int32(),

@@ -208,9 +208,29 @@ def _error_path(error: Any) -> List[Any]:
     return path
 
 
+FLOW_COMMA = (
+    " (in a flow mapping {...} a comma ends the value: quote a type that has one, e.g. "
+    "{amount: 'decimal(10,2)'})"
+)
+
+
+def _flow_comma(error: Any) -> bool:
+    """``columns: {a: decimal(10,2)}``: YAML reads a column ``decimal(10`` and a key ``2)``."""
+    path = list(error.absolute_path)
+    return (
+        error.validator == "type"
+        and error.instance is None
+        and len(path) >= 2
+        and path[-2] == "columns"
+        and str(path[-1]).rstrip().endswith(")")
+    )
+
+
 def _message(error: Any) -> str:
     if _iceberg_with_parameters(error):
         return ICEBERG_PARAMETERS
+    if _flow_comma(error):
+        return f"{error.message}{FLOW_COMMA}"
     if "propertyNames" in error.relative_schema_path:
         return f"{error.message} (account ids are 12-digit strings: quote them in YAML)"
     if error.validator == "pattern" and error.schema.get("pattern") == "^[0-9]{12}$":
@@ -309,9 +329,7 @@ def _collisions(
 def _check_names(document: SeedDocument) -> List[str]:
     data = document.data
     catalogs = [c.get("name") for c in data.get("data_catalogs") or []]
-    problems = _collisions(
-        document, ["data_catalogs"], catalogs, "data catalog", lambda i, _: i
-    )
+    problems = _collisions(document, ["data_catalogs"], catalogs, "data catalog", lambda i, _: i)
     for account, account_spec in (data.get("accounts") or {}).items():
         databases = (account_spec or {}).get("databases") or {}
         base = ["accounts", account, "databases"]
@@ -350,9 +368,11 @@ def _check_types_and_values(
             )
     names = list(table_spec["columns"])
     for i, row in enumerate(table_spec.get("rows") or []):
-        items = list(zip(range(len(names)), names, row)) if isinstance(row, list) else [
-            (name, name, row[name]) for name in names if name in row
-        ]
+        items = (
+            list(zip(range(len(names)), names, row))
+            if isinstance(row, list)
+            else [(name, name, row[name]) for name in names if name in row]
+        )
         for step, column, value in items:
             if column not in types:
                 continue
