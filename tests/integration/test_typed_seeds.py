@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import datetime
 import json
-import textwrap
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
@@ -102,11 +100,11 @@ import json
 prefix = "spark.sql.catalog.owner"
 spark.conf.set(prefix, "org.apache.iceberg.spark.SparkCatalog")
 spark.conf.set(prefix + ".catalog-impl", "org.apache.iceberg.aws.glue.GlueCatalog")
-spark.conf.set(prefix + ".glue.id", "%(owner)s")
-for name in ("`%(owner)s/typed`.`all_hive`", "owner.typed.all_iceberg"):
+spark.conf.set(prefix + ".glue.id", "OWNER")
+for name in ("`OWNER/typed`.`all_hive`", "owner.typed.all_iceberg"):
     rows = spark.table(name).orderBy("id").collect()
     print(json.dumps({name: repr([r.asDict(recursive=True) for r in rows])}))
-""" % {"owner": OWNER}
+""".replace("OWNER", OWNER)
 
 
 @pytest.fixture(scope="module")
@@ -119,9 +117,7 @@ def world(emulator: Emulator, spark_executor, tmp_path_factory) -> Iterator[Emul
 
 def athena_rows(emulator: Emulator, sql: str) -> List[Dict[str, Any]]:
     athena = emulator.client("athena")
-    exec_id = athena.start_query_execution(QueryString=sql, WorkGroup="primary")[
-        "QueryExecutionId"
-    ]
+    exec_id = athena.start_query_execution(QueryString=sql, WorkGroup="primary")["QueryExecutionId"]
     status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
     assert status["State"] == "SUCCEEDED", status
     result = athena.get_query_results(QueryExecutionId=exec_id)["ResultSet"]
@@ -140,8 +136,13 @@ def test_athena_sql_reads_every_type_back(world, table):
 
 
 def test_spark_reads_every_type_back(world, spark_executor):
-    ok, out = spark_executor(SPARK_READ, {"spark.hadoop.aws.glue.catalog.separator": "/",
-                                          "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"})
+    ok, out = spark_executor(
+        SPARK_READ,
+        {
+            "spark.hadoop.aws.glue.catalog.separator": "/",
+            "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        },
+    )
     assert ok, out
     found: Dict[str, str] = {}
     for line in out.splitlines():
