@@ -66,6 +66,8 @@ ONE_LEG_SUITES: Dict[str, str] = {
     "tests/integration/test_guards.py": "mid",
     "tests/bench/": "mid",
     "tests/emulator/": "mid",
+    "tests/integration/test_typed_seeds.py": "mid",
+    "tests/unit/test_glue_types.py": "mid",
     "tests/packaging/test_dbt_package.py::test_dbt_deps_from_local_path": "mid",
     "tests/packaging/test_dbt_package.py::test_dbt_deps_from_git_url": "mid",
 }

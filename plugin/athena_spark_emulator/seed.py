@@ -17,9 +17,9 @@ is ``seed_schema.json`` next to this module)::
           key: alias/aws/glue          #   managed key, which other accounts cannot read
         databases:
           sales:                       # Glue database of that account
-            orders:                    # table: Hive column types, rows in column order
-              columns: {order_id: int, customer: string, amount: double}
-              rows:
+            orders:                    # table: Glue column types, rows in column order
+              columns: {order_id: int, customer: string, amount: 'decimal(10,2)'}
+              rows:                    # each value must fit its column's type (glue_types)
                 - [1, "acme", 10.5]
             shipments:
               format: iceberg          # a real Iceberg table (default: hive)
@@ -33,7 +33,9 @@ Iceberg tables are written with pyiceberg, as that account, through the emulator
 (``glue.id``) and S3: Glue then holds ``table_type=ICEBERG`` and ``metadata_location``, as
 on AWS, and the files live in the emulated S3 (default location
 ``s3://emulator-<account>-<region>/iceberg/<db>/<table>``). Seeding needs no Spark. A seed that breaks the schema raises :class:`SeedError` naming the
-file, the line and the key at fault. The Python API is the same:
+file, the line and the key at fault; so do (one line per problem) an invalid column type, a
+value that does not fit its column's type, a key given twice in one mapping, and names that
+collide once lower-cased as Glue stores them. The Python API is the same:
 ``emulator.register_data_catalog(...)``, ``emulator.catalog.grant(owner, grantee)``,
 ``emulator.catalog.create_table(...)``.
 """
