@@ -608,19 +608,13 @@ def typed_rows(
 ) -> Tuple[List[Tuple[str, glue_types.GlueType]], List[List[Any]]]:
     """A seed table's columns with parsed Glue types, and its rows converted to them
     (``glue_types``); ValueError naming the table, row and column of a value that does
-    not fit (a Hive table's JSON files cannot hold maps with non-string keys)."""
+    not fit (or that pyiceberg would not write as it is: ``iceberg_lost_null``)."""
     typed: List[Tuple[str, glue_types.GlueType]] = []
     for name, text in columns:
         try:
             kind = glue_types.parse(text)
         except glue_types.GlueTypeError as exc:
             raise ValueError(f"{ref.database}.{ref.table} column {name!r}: {exc}") from None
-        if json_files and glue_types.json_map_keys_unsupported(kind) is not None:
-            raise ValueError(
-                f"{ref.database}.{ref.table} column {name!r}: NOT_SUPPORTED: "
-                f"{glue_types.json_map_keys_unsupported(kind)} in a hive seed table (JSON files; "
-                "Spark's JSON reader takes string map keys only): use format iceberg"
-            )
         typed.append((str(name), kind))
     try:
         values = glue_types.convert_rows(typed, rows)

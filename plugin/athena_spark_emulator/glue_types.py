@@ -545,7 +545,12 @@ def hive_json(value: Any, kind: GlueType) -> str:
 
 
 def _key_text(key: Any, kind: GlueType) -> str:
-    return json.loads(hive_json(key, kind)) if kind.name in ("date", "timestamp") else str(key)
+    """A map key as a JSON object key (text; :func:`spark_json_columns` casts it back)."""
+    if kind.name in ("date", "timestamp", "binary"):
+        return str(json.loads(hive_json(key, kind)))
+    if kind.name in ("boolean", "decimal"):
+        return hive_json(key, kind)
+    return str(key)
 
 
 def hive_json_row(names: Sequence[str], types: Sequence[GlueType], values: Sequence[Any]) -> str:
@@ -558,12 +563,75 @@ def hive_json_row(names: Sequence[str], types: Sequence[GlueType], values: Seque
 
 
 def json_map_keys_unsupported(kind: GlueType) -> Optional[GlueType]:
-    """The first map in ``kind`` whose keys are not strings: Spark's JSON reader (the
-    emulator's reader of Hive JSON tables) takes string map keys only."""
+    """The first map in ``kind`` whose keys are not strings: Spark's JSON reader takes
+    string map keys only, so :func:`spark_json_columns` reads them as strings and casts."""
     for nested in kind.walk():
         if nested.name == "map" and nested.children[0].name not in ("string", "varchar", "char"):
             return nested
     return None
+
+
+def _json_read_type(kind: GlueType) -> str:
+    """:func:`spark_type`, with every map key a string (what Spark's JSON reader takes)."""
+    if kind.name == "array":
+        return f"array<{_json_read_type(kind.children[0])}>"
+    if kind.name == "map":
+        return f"map<string,{_json_read_type(kind.children[1])}>"
+    if kind.name == "struct":
+        inner = ",".join(
+            "`" + f.replace("`", "``") + "`:" + _json_read_type(t)
+            for f, t in zip(kind.fields, kind.children)
+        )
+        return f"struct<{inner}>"
+    return spark_type(kind)
+
+
+def _json_cast(expr: str, kind: GlueType, depth: int = 0) -> Optional[str]:
+    """A Spark SQL expression turning ``expr`` (read as :func:`_json_read_type`) into
+    ``kind``: map keys cast from their JSON text; None when nothing needs casting."""
+    if json_map_keys_unsupported(kind) is None:
+        return None
+    var = f"x{depth}"
+    if kind.name == "array":
+        inner = _json_cast(var, kind.children[0], depth + 1)
+        return f"transform({expr}, {var} -> {inner})"
+    if kind.name == "map":
+        key_type, value_type = kind.children
+        values = _json_cast(f"v{depth}", value_type, depth + 1)
+        if values is not None:
+            expr = f"transform_values({expr}, (k{depth}, v{depth}) -> {values})"
+        if key_type.name in ("string", "varchar", "char"):
+            return expr
+        key = (
+            f"unbase64(k{depth})"
+            if key_type.name == "binary"
+            else (f"cast(k{depth} as {spark_type(key_type)})")
+        )
+        return f"transform_keys({expr}, (k{depth}, v{depth}) -> {key})"
+    fields = []
+    for field, child in zip(kind.fields, kind.children):
+        access = f"{expr}.`{field.replace('`', '``')}`"
+        fields.append(f"'{field}', {_json_cast(access, child, depth + 1) or access}")
+    return f"if({expr} is null, null, named_struct({', '.join(fields)}))"
+
+
+def spark_json_columns(columns: Sequence[Tuple[str, str]]) -> Tuple[str, List[str]]:
+    """How Spark reads a Hive JSON table with Glue ``columns``: the read schema (DDL; map
+    keys as strings) and one select expression per column (a cast of the map keys back to
+    their type where needed). A type that does not parse is passed to Spark as it is."""
+    ddl, selects = [], []
+    for name, text in columns:
+        quoted = "`" + name.replace("`", "``") + "`"
+        try:
+            kind = parse(text)
+        except GlueTypeError:
+            ddl.append(f"{quoted} {text}")
+            selects.append(quoted)
+            continue
+        ddl.append(f"{quoted} {_json_read_type(kind)}")
+        cast = _json_cast(quoted, kind)
+        selects.append(f"{cast} AS {quoted}" if cast else quoted)
+    return ", ".join(ddl), selects
 
 
 def spark_type(kind: GlueType) -> str:

@@ -359,15 +359,6 @@ def _check_types_and_values(
             types[column] = glue_types.parse(text)
         except glue_types.GlueTypeError as exc:
             problems.append(f"{document.where([*path, 'columns', column])}: {exc}")
-            continue
-        unsupported = glue_types.json_map_keys_unsupported(types[column]) if hive else None
-        if unsupported is not None:
-            problems.append(
-                f"{document.where([*path, 'columns', column])}: NOT_SUPPORTED: {unsupported} "
-                "in a hive seed table: its rows are JSON files and the emulator's reader "
-                "(Spark's JSON reader) takes string map keys only; use map<string,...> or "
-                "format: iceberg"
-            )
     names = list(table_spec["columns"])
     for i, row in enumerate(table_spec.get("rows") or []):
         items = (

@@ -279,7 +279,10 @@ def hive_frame(real: Any, catalog: Catalog, table: Mapping[str, Any]) -> Any:
     # Glue's char(n)/varchar(n) are Spark's string (Spark refuses them in a read schema)
     ddl = quoted_columns([(n, glue_types.spark_read_type(t)) for n, t in columns_of(table)])
     if classification == "json":
-        return real.read.schema(ddl).json(path)
+        # Spark's JSON reader takes string map keys only: read them so, then cast them
+        json_ddl, selects = glue_types.spark_json_columns(columns_of(table))
+        frame = real.read.schema(json_ddl).json(path)
+        return frame.selectExpr(*selects) if " AS " in " ".join(selects) else frame
     if classification in ("csv", "textfile"):
         serde = (storage.get("SerdeInfo") or {}).get("Parameters") or {}
         reader = real.read.schema(ddl)

@@ -227,21 +227,17 @@ def test_seed_values_types_and_names_are_checked_with_file_line_and_key(tmp_path
     assert str(bad.value).startswith(str(path.parent) + os.sep + expected), str(bad.value)
 
 
-def test_a_map_with_non_string_keys_is_not_supported_in_a_hive_table(tmp_path):
+def test_maps_with_keys_of_any_primitive_type_fit_hive_and_iceberg_tables(tmp_path):
     text = (
         TYPED_SEED.replace("format: iceberg", "format: hive")
         .replace("score: double}", "score: double, tags: 'map<int,string>'}")
         .replace("1.5]", "1.5, {1: a}]")
     )
-    with pytest.raises(SeedError) as bad:
-        seed_module.load(write(tmp_path, text))
-    assert str(bad.value).endswith(
-        f"seed.yml:9: {ORDERS}.columns.tags: NOT_SUPPORTED: map<int,string> in a hive seed "
-        "table: its rows are JSON files and the emulator's reader (Spark's JSON reader) takes "
-        "string map keys only; use map<string,...> or format: iceberg"
-    )
+    assert seed_module.load(write(tmp_path, text)).data
     iceberg = write(tmp_path, text.replace("format: hive", "format: iceberg"), "ice.yml")
     assert seed_module.load(iceberg).data
+    with pytest.raises(SeedError, match=r'tags\.x: "x" does not fit int: a string'):
+        seed_module.load(write(tmp_path, text.replace("{1: a}", "{x: a}"), "bad.yml"))
 
 
 def test_every_problem_is_one_line_and_the_python_api_checks_the_same(emulator_free_seed):

@@ -24,14 +24,15 @@ COLUMNS = (
     "c_decimal_text: 'decimal(38,6)', c_boolean: boolean, c_string: string, "
     "c_varchar: varchar(5), c_char: char(4), c_date: date, c_timestamp: timestamp, "
     "c_binary: binary, c_array: array<int>, c_map: 'map<string,int>', "
-    "c_struct: 'struct<x:int,y:string>', c_nested: 'array<struct<k:string,v:decimal(5,1)>>'}"
+    "c_struct: 'struct<x:int,y:string>', c_nested: 'array<struct<k:string,v:decimal(5,1)>>', "
+    "c_keys: 'map<int,string>', c_deep: 'array<map<date,decimal(4,1)>>'}"
 )
 ROWS = """\
           rows:
             - [1, 127, -32768, 2147483647, 9007199254740993, 1.5, 2.25, 10.5,
                "123456789012345678901234567890.123456", true, acme, abc, ab, 2024-02-29,
                "2024-02-29 12:34:56.123456", hello, [1, 2], {a: 1}, {x: 1, y: s},
-               [{k: a, v: 1.5}]]
+               [{k: a, v: 1.5}], {1: x}, [{2024-01-01: 1.5}]]
             - {id: 2, c_nested: []}"""
 SEED = f"""\
 data_catalogs:
@@ -69,6 +70,8 @@ FULL: Dict[str, Any] = {
     "c_map": {"a": 1},
     "c_struct": {"x": 1, "y": "s"},
     "c_nested": [{"k": "a", "v": Decimal("1.5")}],
+    "c_keys": {1: "x"},  # map keys of any primitive type, Hive (JSON files) too
+    "c_deep": [{datetime.date(2024, 1, 1): Decimal("1.5")}],
 }
 EMPTY = {name: None for name in FULL}
 EMPTY.update(id=2, c_nested=[])  # pyiceberg cannot write a null array<struct> (see validate)
@@ -94,6 +97,8 @@ FULL_TEXT = {
     "c_map": "{a=1}",
     "c_struct": "{x=1, y=s}",
     "c_nested": "[{k=a, v=1.5}]",
+    "c_keys": "{1=x}",
+    "c_deep": "[{2024-01-01=1.5}]",
 }
 SPARK_READ = """
 import json

@@ -268,15 +268,39 @@ def test_rows_name_the_row_and_column_of_a_value_that_does_not_fit():
     assert bad.value.path == [1, "tags", 1]
 
 
-def test_spark_reads_char_and_varchar_as_string_and_json_maps_need_string_keys():
+def test_spark_reads_char_and_varchar_as_string():
     assert glue_types.spark_read_type("struct<a:varchar(3),b:array<char(2)>>") == (
         "struct<`a`:string,`b`:array<string>>"
     )
     assert glue_types.spark_read_type("timestamp_ntz") == "timestamp_ntz"  # Spark's own
-    assert glue_types.json_map_keys_unsupported(parse("map<varchar(3),int>")) is None
-    assert str(glue_types.json_map_keys_unsupported(parse("array<map<int,int>>"))) == (
-        "map<int,int>"
+
+
+def test_json_map_keys_are_read_as_strings_and_cast_back():
+    ddl, selects = glue_types.spark_json_columns(
+        [
+            ("plain", "map<varchar(3),int>"),
+            ("m", "map<int,string>"),
+            ("a", "array<map<date,map<binary,boolean>>>"),
+            ("s", "struct<k:map<bigint,int>,n:int>"),
+            ("odd", "timestamp_ntz"),
+        ]
     )
+    assert ddl == (
+        "`plain` map<string,int>, `m` map<string,string>, "
+        "`a` array<map<string,map<string,boolean>>>, "
+        "`s` struct<`k`:map<string,int>,`n`:int>, `odd` timestamp_ntz"
+    )
+    assert selects == [
+        "`plain`",
+        "transform_keys(`m`, (k0, v0) -> cast(k0 as int)) AS `m`",
+        "transform(`a`, x0 -> transform_keys(transform_values(x0, (k1, v1) -> "
+        "transform_keys(v1, (k2, v2) -> unbase64(k2))), (k1, v1) -> cast(k1 as date))) AS `a`",
+        "if(`s` is null, null, named_struct('k', transform_keys(`s`.`k`, (k1, v1) -> "
+        "cast(k1 as bigint)), 'n', `s`.`n`)) AS `s`",
+        "`odd`",
+    ]
+    kind = parse("map<boolean,int>")
+    assert glue_types.hive_json({True: 1}, kind) == '{"true": 1}'  # cast('true' as boolean)
 
 
 def test_a_null_array_of_structs_is_refused_for_iceberg_where_pyiceberg_would_empty_it():
