@@ -257,7 +257,7 @@ def describe(value: Any) -> str:
     if isinstance(value, (bytes, bytearray)):
         return f"!!binary ({len(value)} bytes)"
     if isinstance(value, str):
-        return json.dumps(value)
+        return json.dumps(value if len(value) <= 60 else value[:57] + "...")
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):
@@ -359,7 +359,8 @@ def _decimal(value: Any, kind: GlueType) -> decimal.Decimal:
         raise _mismatch(value, kind, "a decimal is a finite number")
     # a float's shortest text: 10.1 is 10.1, not the binary fraction behind it
     number = decimal.Decimal(repr(value) if isinstance(value, float) else str(value).strip())
-    exponent = number.normalize().as_tuple().exponent  # 1.50 has 1 significant place
+    exact = decimal.Context(prec=max(len(number.as_tuple().digits), 1))  # no rounding
+    exponent = number.normalize(exact).as_tuple().exponent  # 1.50 has 1 significant place
     assert isinstance(exponent, int)
     places = max(0, -exponent)
     whole = max(0, number.adjusted() + 1) if number != 0 else 0
@@ -377,7 +378,7 @@ def _decimal(value: Any, kind: GlueType) -> decimal.Decimal:
             f"{whole} digit(s) before the point and {places} after, {kind} holds "
             f"{precision - scale} and {scale}: round or shorten the value, {widen}",
         )
-    return number.quantize(decimal.Decimal(1).scaleb(-scale), context=decimal.Context(prec=40))
+    return number.quantize(decimal.Decimal(1).scaleb(-scale), context=decimal.Context(prec=80))
 
 
 def _text(value: Any, kind: GlueType) -> str:
@@ -691,8 +692,8 @@ def convert_rows(
 def iceberg_lost_null(value: Any, kind: GlueType) -> Optional[ValueMismatch]:
     """Where in ``value`` (converted) a NULL sits that pyiceberg would write as an empty
     list or map: a null ``array<struct<...>>`` or ``map<K,struct<...>>`` (pyiceberg 0.12
-    rebuilds those arrays from their offsets without their validity), as a ValueMismatch
-    with its path; None if nowhere."""
+    rebuilds those arrays from their offsets without their validity: apache/iceberg-python
+    issue 3833), as a ValueMismatch with its path; None if nowhere."""
     if value is None:
         lossy = kind.name in ("array", "map") and kind.children[-1].name == "struct"
         return ValueMismatch(iceberg_lost_null_message(kind)) if lossy else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from decimal import Decimal
+from decimal import Context, Decimal
 
 import pytest
 from hypothesis import given
@@ -116,6 +116,11 @@ def test_every_generated_type_parses_back_to_itself(text):
         ),
         (7, "decimal(3,0)", Decimal("7")),
         ("1.50", "decimal(3,1)", Decimal("1.5")),  # a trailing zero is no extra digit
+        (  # 30 digits: more than Python's default decimal context keeps (28), none rounded
+            "220809261.160390132270031947",
+            "decimal(38,18)",
+            Decimal("220809261.160390132270031947"),
+        ),
         (True, "boolean", True),
         ("ab", "char(4)", "ab  "),  # held padded, as Hive holds char(n)
         ("abc", "varchar(3)", "abc"),
@@ -174,6 +179,12 @@ def test_values_that_fit_become_what_the_table_holds(value, kind, held):
         ),
         ("2024-01-01 10:00:00.1234567", "timestamp", [], "finer than microseconds"),
         ("nan", "decimal(4,2)", [], "not a number"),
+        (
+            "220809261.16039013227003194705",
+            "decimal(27,18)",
+            [],
+            "9 digit(s) before the point and 20 after, decimal(27,18) holds 9 and 18",
+        ),
         ([1, "x"], "array<int>", [1], '"x" does not fit int'),
         ({"a": "x"}, "map<string,int>", ["a"], '"x" does not fit int'),
         ({"a": 1, "a ": 2}, "map<char(2),int>", ["a "], "appears twice"),
@@ -208,7 +219,7 @@ def test_an_integer_fits_exactly_when_it_is_in_range(number):
 def test_a_decimal_fits_exactly_when_its_digits_do(precision_scale, number):
     precision, scale = precision_scale
     kind = f"decimal({precision},{scale})"
-    normal = number.normalize()
+    normal = number.normalize(Context(prec=100))  # the default context rounds to 28 digits
     places = max(0, -normal.as_tuple().exponent)
     whole = max(0, normal.adjusted() + 1) if normal != 0 else 0
     text = format(number, "f")
