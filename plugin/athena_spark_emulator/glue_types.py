@@ -341,9 +341,9 @@ def _integer(value: Any, kind: GlueType) -> int:
 
 
 def _floating(value: Any, kind: GlueType) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
         raise _mismatch(value, kind, f"{_kind(value)}; write a number (unquoted)")
-    number = float(value)
+    number = float(value)  # a Decimal: from the Python API
     if kind.name == "float" and math.isfinite(number) and abs(number) > FLOAT_MAX:
         raise _mismatch(value, kind, "out of float's range (32 bits); make the column double")
     return number

@@ -106,6 +106,7 @@ def test_every_generated_type_parses_back_to_itself(text):
         (127, "tinyint", 127),
         (-(2**63), "bigint", -(2**63)),
         (3, "double", 3.0),
+        (Decimal("2.5"), "double", 2.5),  # the Python API's emulator.seed({...})
         (1.5, "float", 1.5),
         (10.5, "decimal(10,2)", Decimal("10.50")),
         (10.1, "decimal(10,2)", Decimal("10.10")),  # the float's text, not its binary value
