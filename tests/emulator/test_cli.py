@@ -133,7 +133,7 @@ ORDERS = "accounts.999999999999.databases.sales.orders"
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        (  # issue 30: a value that does not fit its column's type, checked, not coerced
+        (  # a value that does not fit its column's type: checked, never a silent NULL
             ("- [1, 10.25", '- ["abc", 10.25'),
             f'seed.yml:11: {ORDERS}.rows.0.order_id: "abc" does not fit int: a string; '
             "write a whole number (unquoted)",
@@ -154,7 +154,7 @@ ORDERS = "accounts.999999999999.databases.sales.orders"
             f'seed.yml:11: {ORDERS}.rows.0.day: "2024-13-45" does not fit date: not a calendar '
             "date (month must be in 1..12)",
         ),
-        (  # issue 28: a timestamp that is no timestamp (here: a number)
+        (  # a timestamp that is no timestamp (here: a number)
             ('"2024-01-01 10:00:00"', "20240101"),
             f"seed.yml:11: {ORDERS}.rows.0.placed: 20240101 does not fit timestamp: a number; "
             'write "YYYY-MM-DD HH:MM:SS[.ffffff]", without a time zone',
@@ -284,7 +284,7 @@ def test_cli_validate_and_errors_are_one_line_with_status_2(tmp_path):
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"athena-spark-emulator: error: {bad}:9: accounts."), done
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
-    # a value that does not fit its column (issue 28): validate and run refuse it, no traceback
+    # a value that does not fit its column: validate and run refuse it, no traceback
     typed = write(tmp_path, TYPED_SEED.replace("10.25", '"ten"'), "typed.yml")
     for args in (("validate", str(typed)), ("run", "--seed", str(typed), "--", "true")):
         done = cli(*args)

@@ -123,7 +123,7 @@ def bare(emulator: Emulator) -> Emulator:
 
 
 def test_a_json_seed_types_decimals_and_timestamps_of_an_iceberg_table(bare, tmp_path):
-    """Issue 28: fractional decimals and timestamp strings (a JSON seed) are typed, not a
+    """Fractional decimals and timestamp strings (a JSON seed) are typed, not a
     pyarrow traceback."""
     import datetime
     from decimal import Decimal
