@@ -48,8 +48,10 @@ def imports_of(module: str, path: Path, modules: Set[str]) -> Set[str]:
         elif isinstance(node, ast.ImportFrom):
             source = _absolute(module, node, path.name == "__init__.py")
             # `from pkg import sub` imports the submodule pkg.sub when there is one
-            names = [f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source
-                     for a in node.names]
+            names = [
+                f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source
+                for a in node.names
+            ]
         else:
             continue
         found |= {name for name in names if name in modules and name != module}
@@ -66,7 +68,7 @@ def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
         path.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return [*path[path.index(nxt):], nxt]
+                return [*path[path.index(nxt) :], nxt]
             if nxt not in state:
                 cycle = visit(nxt)
                 if cycle:
