@@ -65,9 +65,16 @@ def changelog_section(text: str, version: str) -> Optional[str]:
 
 
 def readme_versions(root: Path) -> List[str]:
-    """The versions the README's install lines name (``@v<version>``, ``revision: v<version>``)."""
+    """The versions the README's install lines name (``@v<version>``, ``revision: v<version>``,
+    ``dbt-athena-cross-account==<version>``)."""
     text = (root / "README.md").read_text(encoding="utf-8")
-    return re.findall(r"(?:@|revision: )v(\d+\.\d+\.\d+(?:[a-z]+\d+)?)", text)
+    number = r"(\d+\.\d+\.\d+(?:[a-z]+\d+)?)"
+    return [
+        a or b
+        for a, b in re.findall(
+            rf"(?:@|revision: )v{number}|dbt-athena-cross-account=={number}", text
+        )
+    ]
 
 
 def dist_versions(dist: Path) -> List[Tuple[str, Optional[str]]]:

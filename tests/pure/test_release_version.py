@@ -79,7 +79,11 @@ def test_the_repository_agrees_with_itself() -> None:
 def test_each_file_naming_another_version_is_named(root: Path) -> None:
     assert release.problems(root) == []
     _edit(root / "dbt_project.yml", f'version: "{VERSION}"', 'version: "9.9.9"')
-    _edit(root / "README.md", f"revision: v{VERSION}", "revision: v9.9.9")
+    _edit(
+        root / "README.md",
+        f"dbt-athena-cross-account=={VERSION}",
+        "dbt-athena-cross-account==9.9.9",
+    )
     found = release.problems(root)
     assert len(found) == 2, found
     assert found[0].startswith("dbt_project.yml: version is '9.9.9'"), found
