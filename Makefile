@@ -33,12 +33,15 @@ DIST   := build/dist-$(subst .,,$(notdir $(VENV)))
 # mypy is kept on 1.19.x so that every leg's venv (dbt-core 1.11 pins pathspec<0.13, which
 # mypy 2 does not accept) type-checks with the same mypy. The boto3-stubs extras are the
 # AWS services the plugin calls; the types- packages are stubs for what the emulator imports.
+# check-jsonschema (GitHub's workflow schema is bundled in it), zizmor (its --offline audits)
+# and twine check the workflows and the release's files in `make lint`, with no network.
 # Every package of pyproject's [emulator] and [test] extras, plus the lint tools
 # (tests/packaging/test_dev_deps.py checks that none is missing).
 TEST_DEPS := "pytest>=8" "pytest-randomly>=3.15" "hypothesis>=6.100" "moto[server]>=5.2" "pyspark==3.5.*" "pandas>=2" \
              "pyarrow>=18" "pyiceberg[glue,pyarrow]>=0.12" "pyyaml>=6" "jsonschema>=4.18" "requests>=2.28" "sqlglot>=30.31" "werkzeug>=2.0" \
              "dbt-tests-adapter>=1.10" "build>=1.0" "hatchling>=1.18" "ruff>=0.5" \
-             "mypy~=1.19.0" "boto3-stubs[athena,glue,s3,sts]>=1.28" "types-PyYAML" "types-jsonschema"
+             "mypy~=1.19.0" "boto3-stubs[athena,glue,s3,sts]>=1.28" "types-PyYAML" "types-jsonschema" \
+             "check-jsonschema>=0.29" "zizmor>=1.0" "twine>=6.1"
 # The emulator (athena_spark_emulator) is imported from the installed wheel, like the
 # plugin: after changing it, `make install` (every target below does) before running pytest.
 
@@ -95,10 +98,18 @@ unit: install ## the pure and unit tests only (seconds; no Spark, no dbt CLI)
 	$(BIN)/python -m pytest tests/pure tests/unit $(PYTEST_ARGS)
 
 # Configuration (rules, complexity limit, per-file exceptions and their reasons) is in
-# pyproject.toml: [tool.ruff] and [tool.mypy].
-lint: $(STAMP) ## ruff (incl. complexity C901) on all Python code, mypy on plugin/
+# pyproject.toml: [tool.ruff] and [tool.mypy]. The workflows are checked offline: against
+# GitHub's workflow JSON Schema (bundled in check-jsonschema) and by zizmor, which fails on
+# a finding of medium severity or above. The sdist and wheel are built as the release
+# workflow builds them and checked as it checks them (twine check --strict, one version).
+WORKFLOWS := .github/workflows/ci.yml .github/workflows/release.yml
+lint: wheel ## ruff (incl. complexity C901), mypy on plugin/, the workflows (schema, zizmor), twine check and one version on the built sdist and wheel
 	$(BIN)/ruff check plugin tests integration_tests bench scripts
 	$(BIN)/mypy
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
+	$(BIN)/zizmor --offline --min-severity medium $(WORKFLOWS)
+	$(BIN)/twine check --strict $(DIST)/*
+	$(BIN)/python scripts/release_version.py --dist $(DIST)
 
 versions: $(STAMP) ## the exact versions installed in the venv
 	@$(BIN)/python scripts/versions.py

@@ -40,12 +40,12 @@ LEGS = {"min": "dbt-core 1.9", "mid": "dbt-core 1.11", "max": "dbt-core 1.12"}
 # test id (a prefix of pytest's node id) -> the leg. Everything not listed is the
 # version-sensitive core (plugin discovery, the package's macros and generated code on each
 # dbt, the CLI workflows, the doctor's run-operation) and runs in every leg. The table
-# applies only when ``.ci/run`` sets ``CI_LEG``: outside CI, everything runs.
+# applies only when CI (``.ci/leg``) sets ``CI_LEG``: outside CI, everything runs.
 ONE_LEG_SUITES: Dict[str, str] = {
     # The legs' times are kept even (CI's wall time is its longest leg; .ci/run prints each
     # leg's, and the junit files have each suite's): move a suite to balance them.
     # max: the newest dbt, what a new user installs
-    # needs the PySpark 4 venv, which .ci/run builds in this leg only; the code it runs comes
+    # needs the PySpark 4 venv, which .ci/leg builds in this leg only; the code it runs comes
     # from dbt-athena's python_submissions template, byte-identical from 1.9.0 to 1.11.1
     "tests/connect/": "max",
     "tests/integration/test_adapter_base.py": "max",
@@ -67,10 +67,12 @@ ONE_LEG_SUITES: Dict[str, str] = {
     "tests/integration/test_guards.py": "mid",
     "tests/bench/": "mid",
     "tests/emulator/": "mid",
+    "tests/integration/test_typed_seeds.py": "mid",
+    "tests/unit/test_glue_types.py": "mid",
     "tests/packaging/test_dbt_package.py::test_dbt_deps_from_local_path": "mid",
     "tests/packaging/test_dbt_package.py::test_dbt_deps_from_git_url": "mid",
 }
-# The leg whose venv has the Spark Connect client (.ci/run builds it there only).
+# The leg whose venv has the Spark Connect client (.ci/leg builds it there only).
 CONNECT_LEG = ONE_LEG_SUITES["tests/connect/"]
 
 

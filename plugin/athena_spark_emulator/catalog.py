@@ -31,7 +31,6 @@ Nothing here imports PySpark; seeded Hive tables are JSON-lines files, readable 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -42,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
+from athena_spark_emulator import glue_types
 from athena_spark_emulator.calculations import current_principal
 from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION, ROLE_NAME, SEPARATOR_PROPERTY
 
@@ -441,8 +441,9 @@ class Catalog:
     ) -> TableRef:
         """Create ``account``'s ``database.table`` with ``rows``.
 
-        ``columns`` maps names to Hive types (``int``, ``bigint``, ``string``, ``double``,
-        ``boolean``, ``date``, ``timestamp``); rows are sequences in column order or dicts.
+        ``columns`` maps names to Glue (Hive) types, nested ones included (``glue_types``);
+        rows are sequences in column order or dicts, each value checked against its
+        column's type and converted (ValueError naming the row and column otherwise).
         ``table_format`` ``hive``: JSON lines on local disk, mirrored into S3; ``iceberg``: a
         real Iceberg table written as that account through the emulator's Glue and S3
         (default location ``s3://emulator-<account>-<region>/iceberg/<db>/<table>``).
@@ -454,32 +455,34 @@ class Catalog:
             list(columns.items()) if isinstance(columns, Mapping) else [tuple(c) for c in columns]
         )
         ref = TableRef(account, glue_name(database), glue_name(table))
+        if table_format not in ("hive", "iceberg"):
+            raise ValueError(f"table_format is 'hive' or 'iceberg', not {table_format!r}")
+        typed, values = typed_rows(ref, cols, rows, json_files=table_format == "hive")
         if table_format == "iceberg":
             if parameters:
                 raise ValueError("parameters apply to hive tables; Iceberg writes its own")
-            return self._create_iceberg_table(ref, cols, rows, location)
-        if table_format != "hive":
-            raise ValueError(f"table_format is 'hive' or 'iceberg', not {table_format!r}")
+            return self._create_iceberg_table(ref, typed, values, location)
         location = (
             location or f"s3://emulator-{account}-{REGION}/warehouse/{ref.database}/{ref.table}/"
         )
         path = self.local_path(location)
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True, exist_ok=True)
-        names = [n for n, _ in cols]
+        names = [n for n, _ in typed]
+        kinds = [k for _, k in typed]
         with open(path / "part-00000.json", "w", encoding="utf-8") as handle:
-            for row in rows:
-                record = dict(row) if isinstance(row, Mapping) else dict(zip(names, row))
-                handle.write(json.dumps(record, default=str) + "\n")
-        self.put_table(ref, cols, location, classification="json", parameters=parameters)
+            for row in values:
+                handle.write(glue_types.hive_json_row(names, kinds, row) + "\n")
+        glue_columns = [(n, str(k)) for n, k in typed]
+        self.put_table(ref, glue_columns, location, classification="json", parameters=parameters)
         self.sync_to_s3(location, account)
         return ref
 
     def _create_iceberg_table(
         self,
         ref: TableRef,
-        columns: Sequence[Tuple[str, str]],
-        rows: Iterable[Union[Sequence[Any], Mapping[str, Any]]],
+        columns: Sequence[Tuple[str, glue_types.GlueType]],
+        rows: Sequence[Sequence[Any]],
         location: Optional[str],
     ) -> TableRef:
         from athena_spark_emulator import iceberg
@@ -500,13 +503,14 @@ class Catalog:
         """Add rows to a table created by :meth:`create_table` (a new JSON-lines file)."""
         ref = TableRef(account, glue_name(database), glue_name(table))
         meta = self.get_table(ref)
-        names = [c["Name"] for c in meta["StorageDescriptor"]["Columns"]]
+        columns = [(c["Name"], c["Type"]) for c in meta["StorageDescriptor"]["Columns"]]
+        typed, values = typed_rows(ref, columns, rows, json_files=True)
         path = self.local_path(meta["StorageDescriptor"]["Location"])
         name = f"part-{len(os.listdir(path)):05d}.json"
+        names, kinds = [n for n, _ in typed], [k for _, k in typed]
         with open(path / name, "w", encoding="utf-8") as handle:
-            for row in rows:
-                record = dict(row) if isinstance(row, Mapping) else dict(zip(names, row))
-                handle.write(json.dumps(record, default=str) + "\n")
+            for row in values:
+                handle.write(glue_types.hive_json_row(names, kinds, row) + "\n")
         self.sync_to_s3(meta["StorageDescriptor"]["Location"], account)
 
     # -- moto S3 mirror ---------------------------------------------------------------
@@ -594,6 +598,37 @@ class Catalog:
         backend = s3_backend(account)
         backend.create_bucket(bucket, REGION)
         return backend
+
+
+def typed_rows(
+    ref: TableRef,
+    columns: Sequence[Tuple[str, str]],
+    rows: Iterable[Union[Sequence[Any], Mapping[str, Any]]],
+    json_files: bool,
+) -> Tuple[List[Tuple[str, glue_types.GlueType]], List[List[Any]]]:
+    """A seed table's columns with parsed Glue types, and its rows converted to them
+    (``glue_types``); ValueError naming the table, row and column of a value that does
+    not fit (or that pyiceberg would not write as it is: ``iceberg_lost_null``)."""
+    typed: List[Tuple[str, glue_types.GlueType]] = []
+    for name, text in columns:
+        try:
+            kind = glue_types.parse(text)
+        except glue_types.GlueTypeError as exc:
+            raise ValueError(f"{ref.database}.{ref.table} column {name!r}: {exc}") from None
+        typed.append((str(name), kind))
+    try:
+        values = glue_types.convert_rows(typed, rows)
+        for i, row in enumerate(values):
+            for (name, kind), value in zip(typed, row):
+                lost = None if json_files else glue_types.iceberg_lost_null(value, kind)
+                if lost is not None:
+                    raise glue_types.ValueMismatch(lost.message, [i, name, *lost.path])
+        return typed, values
+    except glue_types.ValueMismatch as exc:
+        where = ".".join(str(p) for p in exc.path)
+        raise ValueError(
+            f"{ref.database}.{ref.table} (account {ref.account}) rows.{where}: {exc.message}"
+        ) from None
 
 
 TABLE_INPUT_KEYS = (

@@ -29,7 +29,9 @@ import importlib
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
+from athena_spark_emulator import glue_types
 from athena_spark_emulator.constants import ACCESS_KEY, REGION, SECRET_KEY
+from athena_spark_emulator.glue_types import GlueType
 
 #: Header on the Glue requests of Spark's Iceberg catalogs: route CatalogId to its owner.
 SPARK_CLIENT_HEADER = "x-athena-emulator-client"
@@ -48,35 +50,53 @@ class IcebergTableNotFound(Exception):
     """No Iceberg table of that name in that account's Glue (or the entry is not Iceberg)."""
 
 
-def arrow_type(hive_type: str) -> Any:
-    """The Arrow type of a seed column's Hive type (Iceberg has no 8/16-bit integers)."""
+def arrow_type(hive_type: Union[str, GlueType]) -> Any:
+    """The Arrow type of a seed column's Glue type, as Iceberg stores it: Iceberg has no 8-
+    or 16-bit integers (int) and no char/varchar (string); nested types nest."""
     pa = pyarrow()
 
-    name = hive_type.strip().lower()
-    decimal = _DECIMAL.fullmatch(name)
-    if decimal:
-        return pa.decimal128(int(decimal.group(1)), int(decimal.group(2)))
+    kind = glue_types.parse(hive_type) if isinstance(hive_type, str) else hive_type
+    if kind.name == "decimal":
+        return pa.decimal128(*kind.params)
+    if kind.name == "array":
+        return pa.list_(arrow_type(kind.children[0]))
+    if kind.name == "map":
+        return pa.map_(arrow_type(kind.children[0]), arrow_type(kind.children[1]))
+    if kind.name == "struct":
+        return pa.struct([pa.field(f, arrow_type(t)) for f, t in zip(kind.fields, kind.children)])
     types = {
         "tinyint": pa.int32(),
         "smallint": pa.int32(),
         "int": pa.int32(),
-        "integer": pa.int32(),
         "bigint": pa.int64(),
         "float": pa.float32(),
         "double": pa.float64(),
         "boolean": pa.bool_(),
         "string": pa.string(),
+        "varchar": pa.string(),
+        "char": pa.string(),
         "date": pa.date32(),
         "timestamp": pa.timestamp("us"),
         "binary": pa.binary(),
     }
-    if name not in types:
-        raise ValueError(f"Iceberg seed tables take simple Hive types; got {hive_type!r}")
-    return types[name]
+    return types[kind.name]
 
 
 def spark_ddl_type(iceberg_type: Any) -> str:
-    """The Spark SQL type of an Iceberg primitive type (as Iceberg's Spark runtime maps it)."""
+    """The Spark SQL type of an Iceberg type (as Iceberg's Spark runtime maps it)."""
+    from pyiceberg import types as ice
+
+    if isinstance(iceberg_type, ice.ListType):
+        return f"array<{spark_ddl_type(iceberg_type.element_type)}>"
+    if isinstance(iceberg_type, ice.MapType):
+        key, value = spark_ddl_type(iceberg_type.key_type), spark_ddl_type(iceberg_type.value_type)
+        return f"map<{key},{value}>"
+    if isinstance(iceberg_type, ice.StructType):
+        inner = ",".join(
+            "`" + f.name.replace("`", "``") + "`:" + spark_ddl_type(f.field_type)
+            for f in iceberg_type.fields
+        )
+        return f"struct<{inner}>"
     text = str(iceberg_type).lower()
     decimal = _DECIMAL.fullmatch(text)
     if decimal:
@@ -95,8 +115,28 @@ def spark_ddl_type(iceberg_type: Any) -> str:
         "binary": "binary",
     }
     if text not in types:
-        raise NotImplementedError(f"the emulator reads Iceberg primitive types only; got {text}")
+        raise NotImplementedError(f"the emulator does not read Iceberg's {text} type")
     return types[text]
+
+
+def spark_value(value: Any, iceberg_type: Any) -> Any:
+    """An Arrow (pyiceberg scan) value as Spark's createDataFrame takes it: maps (Arrow's
+    lists of key-value pairs) as dicts, nested values converted the same way."""
+    from pyiceberg import types as ice
+
+    if value is None:
+        return None
+    if isinstance(iceberg_type, ice.ListType):
+        return [spark_value(v, iceberg_type.element_type) for v in value]
+    if isinstance(iceberg_type, ice.MapType):
+        pairs = value.items() if isinstance(value, dict) else value
+        return {
+            spark_value(k, iceberg_type.key_type): spark_value(v, iceberg_type.value_type)
+            for k, v in pairs
+        }
+    if isinstance(iceberg_type, ice.StructType):
+        return tuple(spark_value(value.get(f.name), f.field_type) for f in iceberg_type.fields)
+    return value
 
 
 def credentials_of(endpoint_url: str, account: str) -> Tuple[str, str, Optional[str]]:
@@ -191,22 +231,24 @@ def create_table(
     account: str,
     database: str,
     table: str,
-    columns: Sequence[Tuple[str, str]],
+    columns: Sequence[Tuple[str, Union[str, GlueType]]],
     rows: Iterable[Union[Sequence[Any], Mapping[str, Any]]],
     location: str,
 ) -> None:
-    """Write a real Iceberg table in ``account``'s Glue and S3, as that account, with rows.
+    """Write a real Iceberg table in ``account``'s Glue and S3, as that account, with rows
+    (values checked against and converted to their column's Glue type, ``glue_types``).
 
     The Glue database must exist; a Glue entry of the same name must have been dropped.
     """
     pa = pyarrow()
 
+    typed = [(name, glue_types.parse(k) if isinstance(k, str) else k) for name, k in columns]
+    values = glue_types.convert_rows(typed, rows)
     credentials = credentials_of(endpoint_url, account)
     _ensure_bucket(endpoint_url, location, credentials)
-    schema = pa.schema([pa.field(name, arrow_type(kind)) for name, kind in columns])
-    names = [name for name, _ in columns]
-    records = [dict(r) if isinstance(r, Mapping) else dict(zip(names, r)) for r in rows]
-    data = pa.Table.from_pylist(records, schema=schema)
+    schema = pa.schema([pa.field(name, arrow_type(kind)) for name, kind in typed])
+    names = [name for name, _ in typed]
+    data = pa.Table.from_pylist([dict(zip(names, row)) for row in values], schema=schema)
     catalog = glue_catalog(endpoint_url, account, credentials)
     created = catalog.create_table((database, table), schema=schema, location=location.rstrip("/"))
     if data.num_rows:
@@ -256,8 +298,9 @@ def spark_frame(spark: Any, iceberg_table: Any) -> Any:
         "`" + f.name.replace("`", "``") + "` " + spark_ddl_type(f.field_type) for f in fields
     )
     data = iceberg_table.scan().to_arrow()
-    names = [f.name for f in fields]
-    rows: List[Tuple[Any, ...]] = [tuple(r.get(n) for n in names) for r in data.to_pylist()]
+    rows: List[Tuple[Any, ...]] = [
+        tuple(spark_value(r.get(f.name), f.field_type) for f in fields) for r in data.to_pylist()
+    ]
     return spark.createDataFrame(rows, ddl)
 
 

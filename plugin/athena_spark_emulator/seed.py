@@ -17,9 +17,9 @@ is ``seed_schema.json`` next to this module)::
           key: alias/aws/glue          #   managed key, which other accounts cannot read
         databases:
           sales:                       # Glue database of that account
-            orders:                    # table: Hive column types, rows in column order
-              columns: {order_id: int, customer: string, amount: double}
-              rows:
+            orders:                    # table: Glue column types, rows in column order
+              columns: {order_id: int, customer: string, amount: 'decimal(10,2)'}
+              rows:                    # each value must fit its column's type (glue_types)
                 - [1, "acme", 10.5]
             shipments:
               format: iceberg          # a real Iceberg table (default: hive)
@@ -33,7 +33,9 @@ Iceberg tables are written with pyiceberg, as that account, through the emulator
 (``glue.id``) and S3: Glue then holds ``table_type=ICEBERG`` and ``metadata_location``, as
 on AWS, and the files live in the emulated S3 (default location
 ``s3://emulator-<account>-<region>/iceberg/<db>/<table>``). Seeding needs no Spark. A seed that breaks the schema raises :class:`SeedError` naming the
-file, the line and the key at fault. The Python API is the same:
+file, the line and the key at fault; so do (one line per problem) an invalid column type, a
+value that does not fit its column's type, a key given twice in one mapping, and names that
+collide once lower-cased as Glue stores them. The Python API is the same:
 ``emulator.register_data_catalog(...)``, ``emulator.catalog.grant(owner, grantee)``,
 ``emulator.catalog.create_table(...)``.
 """
@@ -78,14 +80,20 @@ class SeedDocument:
     def from_text(cls, text: str, source: str) -> SeedDocument:
         import yaml  # JSON is read the same way: PyYAML parses it and keeps the lines
 
+        loader = _loader_class()(text)
         try:
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
-            data = yaml.safe_load(text) if node is not None else {}
+            node = loader.get_single_node()
+            duplicates = _duplicate_keys(node, [], source)
+            if duplicates:
+                raise SeedError("\n".join(duplicates))
+            data = loader.construct_document(node) if node is not None else {}
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"{source}:{mark.line + 1}" if mark is not None else source
             problem = getattr(exc, "problem", None) or str(exc)
             raise SeedError(f"{where}: not valid YAML/JSON: {problem}") from None
+        finally:
+            loader.dispose()
         if data is None:
             data = {}
         if not isinstance(data, dict):
@@ -123,6 +131,51 @@ class SeedDocument:
         return f"{location}: {key}"
 
 
+def _loader_class() -> Any:
+    """PyYAML's SafeLoader, except that a timestamp-looking scalar that is no calendar date
+    (``2024-13-45``) stays a string, for the column check to name, instead of a ValueError."""
+    import yaml
+
+    class SeedLoader(yaml.SafeLoader):
+        def construct_yaml_timestamp(self, node: Any) -> Any:
+            try:
+                return super().construct_yaml_timestamp(node)
+            except ValueError:
+                return self.construct_scalar(node)
+
+    SeedLoader.add_constructor("tag:yaml.org,2002:timestamp", SeedLoader.construct_yaml_timestamp)
+    return SeedLoader
+
+
+def _duplicate_keys(node: Any, path: List[Any], source: str, seen_nodes: Any = None) -> List[str]:
+    """One line per key that appears twice in one mapping (YAML would keep the last)."""
+    import yaml
+
+    seen_nodes = set() if seen_nodes is None else seen_nodes
+    if id(node) in seen_nodes:  # an alias of a node already checked
+        return []
+    seen_nodes.add(id(node))
+    problems: List[str] = []
+    if isinstance(node, yaml.MappingNode):
+        seen: Dict[Tuple[str, str], int] = {}
+        for key, value in node.value:
+            line = key.start_mark.line + 1
+            if isinstance(key, yaml.ScalarNode):
+                if (key.tag, key.value) in seen:
+                    where = ".".join(str(p) for p in [*path, key.value])
+                    problems.append(
+                        f"{source}:{line}: {where}: duplicate key {key.value!r} (first at line "
+                        f"{seen[(key.tag, key.value)]}); YAML would keep only the last: remove "
+                        "or rename one"
+                    )
+                seen.setdefault((key.tag, key.value), line)
+            problems.extend(_duplicate_keys(value, [*path, key.value], source, seen_nodes))
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            problems.extend(_duplicate_keys(item, [*path, i], source, seen_nodes))
+    return problems
+
+
 def load(path: Union[str, Path]) -> SeedDocument:
     """Read and validate a seed file (YAML or JSON)."""
     source = str(path)
@@ -157,9 +210,29 @@ def _error_path(error: Any) -> List[Any]:
     return path
 
 
+FLOW_COMMA = (
+    " (in a flow mapping {...} a comma ends the value: quote a type that has one, e.g. "
+    "{amount: 'decimal(10,2)'})"
+)
+
+
+def _flow_comma(error: Any) -> bool:
+    """``columns: {a: decimal(10,2)}``: YAML reads a column ``decimal(10`` and a key ``2)``."""
+    path = list(error.absolute_path)
+    return (
+        error.validator == "type"
+        and error.instance is None
+        and len(path) >= 2
+        and path[-2] == "columns"
+        and str(path[-1]).rstrip().endswith(")")
+    )
+
+
 def _message(error: Any) -> str:
     if _iceberg_with_parameters(error):
         return ICEBERG_PARAMETERS
+    if _flow_comma(error):
+        return f"{error.message}{FLOW_COMMA}"
     if "propertyNames" in error.relative_schema_path:
         return f"{error.message} (account ids are 12-digit strings: quote them in YAML)"
     if error.validator == "pattern" and error.schema.get("pattern") == "^[0-9]{12}$":
@@ -190,29 +263,123 @@ def validate(document: SeedDocument) -> None:
             f" ({len(errors) - 1} more problem(s) after fixing this one)" if len(errors) > 1 else ""
         )
         raise SeedError(f"{document.where(path)}: {_message(error)}{more}")
+    problems = _check_names(document)
     for account, account_spec in (document.data.get("accounts") or {}).items():
         for database, tables in ((account_spec or {}).get("databases") or {}).items():
             for table, table_spec in (tables or {}).items():
-                _check_rows(
-                    document, ["accounts", account, "databases", database, table], table_spec
-                )
+                path = ["accounts", account, "databases", database, table]
+                problems.extend(_check_rows(document, path, table_spec))
+                problems.extend(_check_types_and_values(document, path, table_spec))
+    if problems:
+        raise SeedError(_problem_lines(problems))
 
 
-def _check_rows(document: SeedDocument, path: List[Any], table_spec: Dict[str, Any]) -> None:
+MAX_PROBLEMS = 20
+
+
+def _problem_lines(problems: List[str]) -> str:
+    """One line per problem (the first MAX_PROBLEMS of them)."""
+    shown = problems[:MAX_PROBLEMS]
+    if len(problems) > MAX_PROBLEMS:
+        shown.append(f"... and {len(problems) - MAX_PROBLEMS} more problem(s)")
+    return "\n".join(shown)
+
+
+def _check_rows(document: SeedDocument, path: List[Any], table_spec: Dict[str, Any]) -> List[str]:
     columns = list(table_spec["columns"])
+    problems: List[str] = []
     for i, row in enumerate(table_spec.get("rows") or []):
         if isinstance(row, list) and len(row) != len(columns):
-            raise SeedError(
+            problems.append(
                 f"{document.where([*path, 'rows', i])}: row has {len(row)} value(s) but the "
                 f"table has {len(columns)} column(s) ({', '.join(columns)})"
             )
         if isinstance(row, dict):
             unknown = sorted(set(row) - set(columns))
             if unknown:
-                raise SeedError(
+                problems.append(
                     f"{document.where([*path, 'rows', i])}: unknown column(s) {unknown}; "
                     f"the table has {', '.join(columns)}"
                 )
+    return problems
+
+
+# ---- names and column types -------------------------------------------------------------------
+def _collisions(
+    document: SeedDocument, path: List[Any], names: List[Any], what: str, step: Any = None
+) -> List[str]:
+    """Names of one level that are one name once lower-cased (as Glue and Athena store
+    them); ``step(i, name)`` is the path step of each (default: the name)."""
+    problems: List[str] = []
+    first: Dict[str, Any] = {}
+    for i, name in enumerate(names):
+        lowered = str(name).lower()
+        at = step(i, name) if step else name
+        if lowered in first:
+            other, other_at = first[lowered]
+            line = document.line_of([*path, other_at])
+            problems.append(
+                f"{document.where([*path, at])}: {what} {str(name)!r} and {str(other)!r} (line "
+                f"{line}) are one {what} once lower-cased, as Glue and Athena store names: "
+                "rename or merge one"
+            )
+        else:
+            first[lowered] = (name, at)
+    return problems
+
+
+def _check_names(document: SeedDocument) -> List[str]:
+    data = document.data
+    catalogs = [c.get("name") for c in data.get("data_catalogs") or []]
+    problems = _collisions(document, ["data_catalogs"], catalogs, "data catalog", lambda i, _: i)
+    for account, account_spec in (data.get("accounts") or {}).items():
+        databases = (account_spec or {}).get("databases") or {}
+        base = ["accounts", account, "databases"]
+        problems.extend(_collisions(document, base, list(databases), "database"))
+        for database, tables in databases.items():
+            tables = tables or {}
+            problems.extend(_collisions(document, [*base, database], list(tables), "table"))
+            for table, spec in tables.items():
+                where = [*base, database, table, "columns"]
+                problems.extend(_collisions(document, where, list(spec["columns"]), "column"))
+    return problems
+
+
+def _check_types_and_values(
+    document: SeedDocument, path: List[Any], table_spec: Dict[str, Any]
+) -> List[str]:
+    """Every column's type is a Glue type, and every row's value fits its column's type."""
+    from athena_spark_emulator import glue_types
+
+    problems: List[str] = []
+    types: Dict[str, Any] = {}
+    hive = table_spec.get("format", "hive") == "hive"
+    for column, text in table_spec["columns"].items():
+        try:
+            types[column] = glue_types.parse(text)
+        except glue_types.GlueTypeError as exc:
+            problems.append(f"{document.where([*path, 'columns', column])}: {exc}")
+    names = list(table_spec["columns"])
+    for i, row in enumerate(table_spec.get("rows") or []):
+        items = (
+            list(zip(range(len(names)), names, row))
+            if isinstance(row, list)
+            else [(name, name, row[name]) for name in names if name in row]
+        )
+        for step, column, value in items:
+            if column not in types:
+                continue
+            try:
+                converted = glue_types.convert(value, types[column])
+                lost = None if hive else glue_types.iceberg_lost_null(converted, types[column])
+                if lost is not None:
+                    raise lost
+            except glue_types.ValueMismatch as exc:
+                line = document.line_of([*path, "rows", i, step, *exc.path])
+                key = ".".join(str(p) for p in [*path, "rows", i, column, *exc.path])
+                location = f"{document.source}:{line}" if line is not None else document.source
+                problems.append(f"{location}: {key}: {exc.message}")
+    return problems
 
 
 def apply(emulator: Seedable, spec: Spec) -> Dict[str, Any]:
@@ -242,14 +409,26 @@ def apply(emulator: Seedable, spec: Spec) -> Dict[str, Any]:
         for database, tables in (account_spec.get("databases") or {}).items():
             emulator.catalog.ensure_database(account, str(database))
             for table, table_spec in (tables or {}).items():
-                emulator.catalog.create_table(
-                    account,
-                    str(database),
-                    str(table),
-                    table_spec["columns"],
-                    table_spec.get("rows") or [],
-                    location=table_spec.get("location"),
-                    table_format=table_spec.get("format", "hive"),
-                    parameters=table_spec.get("parameters"),
-                )
+                path = ["accounts", account, "databases", database, table]
+                _create_table(emulator, document, path, table_spec)
     return data
+
+
+def _create_table(
+    emulator: Seedable, document: SeedDocument, path: List[Any], table_spec: Dict[str, Any]
+) -> None:
+    """One seed table; a failure is a SeedError naming the table (no traceback)."""
+    account, database, table = str(path[1]), str(path[3]), str(path[4])
+    try:
+        emulator.catalog.create_table(
+            account,
+            database,
+            table,
+            table_spec["columns"],
+            table_spec.get("rows") or [],
+            location=table_spec.get("location"),
+            table_format=table_spec.get("format", "hive"),
+            parameters=table_spec.get("parameters"),
+        )
+    except (ValueError, TypeError, NotImplementedError) as exc:
+        raise SeedError(f"{document.where(path)}: seeding the table failed: {exc}") from exc

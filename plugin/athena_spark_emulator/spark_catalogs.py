@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from athena_spark_emulator import iceberg
+from athena_spark_emulator import glue_types, iceberg
 from athena_spark_emulator.catalog import (
     Catalog,
     HiveClientRefusal,
@@ -276,9 +276,13 @@ def hive_frame(real: Any, catalog: Catalog, table: Mapping[str, Any]) -> Any:
     params = table.get("Parameters") or {}
     classification = str(params.get("classification", "parquet")).lower()
     path = catalog.local_uri(location)
-    ddl = quoted_columns(columns_of(table))
+    # Glue's char(n)/varchar(n) are Spark's string (Spark refuses them in a read schema)
+    ddl = quoted_columns([(n, glue_types.spark_read_type(t)) for n, t in columns_of(table)])
     if classification == "json":
-        return real.read.schema(ddl).json(path)
+        # Spark's JSON reader takes string map keys only: read them so, then cast them
+        json_ddl, selects = glue_types.spark_json_columns(columns_of(table))
+        frame = real.read.schema(json_ddl).json(path)
+        return frame.selectExpr(*selects) if " AS " in " ".join(selects) else frame
     if classification in ("csv", "textfile"):
         serde = (storage.get("SerdeInfo") or {}).get("Parameters") or {}
         reader = real.read.schema(ddl)

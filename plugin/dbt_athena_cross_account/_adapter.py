@@ -4,6 +4,9 @@ They use the dbt connection's boto3 session (so the profile's region,
 ``aws_profile_name`` and ``assume_role_arn`` apply) and dbt-athena's retry config
 (so throttling is retried with backoff). One resolver, and so one cache, per adapter
 instance, which dbt creates once per run.
+
+``_patch.METHODS`` puts them on the class with the doctor's ``run_cross_account_doctor``.
+Nothing here imports the doctor: the doctor builds on these methods, not the other way round.
 """
 
 from __future__ import annotations
@@ -20,8 +23,6 @@ from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
 from dbt_athena_cross_account import guard, overrides
 from dbt_athena_cross_account._aws import connection_clients
-from dbt_athena_cross_account.doctor.adapter_method import parse_stub as _doctor_stub
-from dbt_athena_cross_account.doctor.adapter_method import run_cross_account_doctor
 from dbt_athena_cross_account.errors import CrossAccountCatalogError
 from dbt_athena_cross_account.flags import FlagError
 from dbt_athena_cross_account.plan import Read, build_read_plan
@@ -237,35 +238,3 @@ def guarded_submit(submit: Callable[..., Any]) -> Callable[..., Any]:
 
     setattr(submit_python_job, MARKER, True)
     return submit_python_job
-
-
-# name -> (function, parse-time stub). The stubs keep `dbt parse` free of AWS calls.
-METHODS = {
-    "get_spark_cross_account_catalog_map": (
-        get_spark_cross_account_catalog_map,
-        lambda *a, **k: {},
-    ),
-    "get_spark_cross_account_catalog_info": (
-        get_spark_cross_account_catalog_info,
-        lambda *a, **k: {},
-    ),
-    "get_spark_cross_account_read_plan": (
-        get_spark_cross_account_read_plan,
-        lambda *a, **k: {"tables": {}, "warnings": []},
-    ),
-    "write_spark_cross_account_code": (write_spark_cross_account_code, lambda *a, **k: ""),
-    "record_spark_cross_account_block": (
-        record_spark_cross_account_block,
-        lambda *a, **k: str(k.get("block", a[-1] if a else "")),
-    ),
-    "get_spark_cross_account_fixes": (get_spark_cross_account_fixes, lambda *a, **k: {}),
-    "get_spark_cross_account_versions": (get_spark_cross_account_versions, lambda *a, **k: {}),
-    "get_spark_cross_account_dispatch_order": (
-        get_spark_cross_account_dispatch_order,
-        lambda *a, **k: [],
-    ),
-    "get_spark_cross_account_setup": (get_spark_cross_account_setup, lambda *a, **k: {}),
-    "run_cross_account_doctor": (run_cross_account_doctor, _doctor_stub),
-}
-for _fn, _ in METHODS.values():
-    setattr(_fn, MARKER, True)

@@ -114,6 +114,151 @@ def test_bad_seed_names_file_line_and_key(tmp_path, change, expected):
     assert str(bad.value).startswith(str(path.parent) + os.sep + expected), str(bad.value)
 
 
+TYPED_SEED = """\
+data_catalogs:
+  - {name: owner}
+accounts:
+  "999999999999":
+    databases:
+      sales:
+        orders:
+          format: iceberg
+          columns: {order_id: int, amount: 'decimal(10,2)', placed: timestamp, day: date, score: double}
+          rows:
+            - [1, 10.25, "2024-01-01 10:00:00", 2024-01-01, 1.5]
+"""
+ORDERS = "accounts.999999999999.databases.sales.orders"
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (  # a value that does not fit its column's type: checked, never a silent NULL
+            ("- [1, 10.25", '- ["abc", 10.25'),
+            f'seed.yml:11: {ORDERS}.rows.0.order_id: "abc" does not fit int: a string; '
+            "write a whole number (unquoted)",
+        ),
+        (
+            ('00", 2024-01-01, 1.5]', '00", 2024-01-01, "xyz"]'),
+            f'seed.yml:11: {ORDERS}.rows.0.score: "xyz" does not fit double: a string; write a '
+            "number (unquoted)",
+        ),
+        (
+            ("10.25", "123456.789"),
+            f"seed.yml:11: {ORDERS}.rows.0.amount: 123456.789 does not fit decimal(10,2): 6 "
+            "digit(s) before the point and 3 after, decimal(10,2) holds 8 and 2: round or "
+            "shorten the value, or make the column decimal(11,3)",
+        ),
+        (  # unquoted, YAML reads no date: it stays text and the column check names it
+            ("2024-01-01, 1.5", "2024-13-45, 1.5"),
+            f'seed.yml:11: {ORDERS}.rows.0.day: "2024-13-45" does not fit date: not a calendar '
+            "date (month must be in 1..12)",
+        ),
+        (  # a timestamp that is no timestamp (here: a number)
+            ('"2024-01-01 10:00:00"', "20240101"),
+            f"seed.yml:11: {ORDERS}.rows.0.placed: 20240101 does not fit timestamp: a number; "
+            'write "YYYY-MM-DD HH:MM:SS[.ffffff]", without a time zone',
+        ),
+        (
+            ("{order_id: int", "{order_id: integr"),
+            f"seed.yml:9: {ORDERS}.columns.order_id: 'integr' is not a Glue column type: "
+            "unknown type 'integr' (did you mean integer?)",
+        ),
+        (
+            ("'decimal(10,2)'", "'decimal(10,2'"),
+            f"seed.yml:9: {ORDERS}.columns.amount: 'decimal(10,2' is not a Glue column type: "
+            "it ends where ')' is expected",
+        ),
+        (  # unquoted in a flow mapping, the comma ends the type
+            ("'decimal(10,2)'", "decimal(10,2)"),
+            f"seed.yml:9: {ORDERS}.columns.2): None is not of type 'string' (in a flow "
+            "mapping {...} a comma ends the value: quote a type that has one",
+        ),
+        (
+            ("score: double}", "score: double, score: int}"),
+            f"seed.yml:9: {ORDERS}.columns.score: duplicate key 'score' (first at line 9); "
+            "YAML would keep only the last: remove or rename one",
+        ),
+        (
+            (
+                'score: double}\n          rows:\n            - [1, 10.25, "2024-01-01 10:00:00", 2024-01-01, 1.5]',
+                'score: double, Score: double}\n          rows:\n            - [1, 10.25, "2024-01-01 10:00:00", 2024-01-01, 1.5, 2.5]',
+            ),
+            f"seed.yml:9: {ORDERS}.columns.Score: column 'Score' and 'score' (line 9) are one "
+            "column once lower-cased, as Glue and Athena store names: rename or merge one",
+        ),
+        (
+            ("      sales:\n", "      sales:\n        Orders: {columns: {a: int}}\n"),
+            "seed.yml:8: accounts.999999999999.databases.sales.orders: table 'orders' and "
+            "'Orders' (line 7) are one table once lower-cased",
+        ),
+        (
+            ("  - {name: owner}", "  - {name: p}\n  - {name: P}"),
+            "seed.yml:3: data_catalogs.1: data catalog 'P' and 'p' (line 2) are one data "
+            "catalog once lower-cased",
+        ),
+        (
+            ("    databases:\n", "    databases:\n      Sales: {}\n"),
+            "seed.yml:7: accounts.999999999999.databases.sales: database 'sales' and 'Sales' "
+            "(line 6) are one database once lower-cased",
+        ),
+        (
+            ("          rows:", "          rows: []\n          rows:"),
+            f"seed.yml:11: {ORDERS}.rows: duplicate key 'rows' (first at line 10)",
+        ),
+        (
+            ("{order_id: int", "{order_id: 'map<int,string>'"),
+            f"seed.yml:11: {ORDERS}.rows.0.order_id: 1 does not fit map<int,string>: a number; "
+            "write a mapping",
+        ),
+        (  # Spark's JSON reader takes string map keys only: a hive table cannot hold these
+            ("format: iceberg", "format: hive"),
+            None,
+        ),
+    ],
+)
+def test_seed_values_types_and_names_are_checked_with_file_line_and_key(tmp_path, change, expected):
+    path = write(tmp_path, TYPED_SEED.replace(*change))
+    if expected is None:  # the good seed stays good on either format
+        assert seed_module.load(path).data
+        return
+    with pytest.raises(SeedError) as bad:
+        seed_module.load(path)
+    assert str(bad.value).startswith(str(path.parent) + os.sep + expected), str(bad.value)
+
+
+def test_maps_with_keys_of_any_primitive_type_fit_hive_and_iceberg_tables(tmp_path):
+    text = (
+        TYPED_SEED.replace("format: iceberg", "format: hive")
+        .replace("score: double}", "score: double, tags: 'map<int,string>'}")
+        .replace("1.5]", "1.5, {1: a}]")
+    )
+    assert seed_module.load(write(tmp_path, text)).data
+    iceberg = write(tmp_path, text.replace("format: hive", "format: iceberg"), "ice.yml")
+    assert seed_module.load(iceberg).data
+    with pytest.raises(SeedError, match=r'tags\.x: "x" does not fit int: a string'):
+        seed_module.load(write(tmp_path, text.replace("{1: a}", "{x: a}"), "bad.yml"))
+
+
+def test_every_problem_is_one_line_and_the_python_api_checks_the_same(emulator_free_seed):
+    problems = str(emulator_free_seed).splitlines()
+    assert len(problems) == 3, problems
+    assert [p.split(": ")[1] for p in problems] == [
+        f"{ORDERS}.rows.0.order_id",
+        f"{ORDERS}.rows.0.score",
+        f"{ORDERS}.rows.1.day",
+    ]
+
+
+@pytest.fixture
+def emulator_free_seed(tmp_path):
+    text = TYPED_SEED.replace("- [1, 10.25", '- ["abc", 10.25').replace("1.5]", '"x"]')
+    text += '            - {order_id: 2, day: "2024-02-30"}\n'
+    with pytest.raises(SeedError) as bad:
+        seed_module.load(write(tmp_path, text))
+    return bad.value
+
+
 def test_seed_json_is_validated_too(tmp_path):
     path = write(
         tmp_path, '{"accounts": {"999999999999": {"databases": {"s": {"t": {}}}}}}', "s.json"
@@ -139,6 +284,15 @@ def test_cli_validate_and_errors_are_one_line_with_status_2(tmp_path):
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"athena-spark-emulator: error: {bad}:9: accounts."), done
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    # a value that does not fit its column: validate and run refuse it, no traceback
+    typed = write(tmp_path, TYPED_SEED.replace("10.25", '"ten"'), "typed.yml")
+    for args in (("validate", str(typed)), ("run", "--seed", str(typed), "--", "true")):
+        done = cli(*args)
+        assert (done.returncode, done.stdout) == (2, ""), done.stderr
+        assert done.stderr == (
+            f'athena-spark-emulator: error: {typed}:11: {ORDERS}.rows.0.amount: "ten" does '
+            'not fit decimal(10,2): not a number; write digits such as "12.50"\n'
+        )
 
 
 def test_run_without_java_says_what_to_install(tmp_path):

@@ -262,7 +262,7 @@ def test_spark_written_table_is_in_s3_and_its_metadata_passes(spark_written):
 @pytest.mark.spark
 def test_doctor_data_check_passes_on_a_table_spark_wrote(spark_written):
     """The doctor skips the zero-byte _SUCCESS as Spark does (it used to read bytes 0-0 of
-    it and FAIL with S3's InvalidRange; fixed in the doctor's data check, issue 14.1)."""
+    it and FAIL with S3's InvalidRange on a table every Spark job writes)."""
     found = rows(spark_written["out"])
     failed = re.search(r"^FAIL\s+data\s+\S+\s+(.*)$", spark_written["out"], re.M)
     assert "data self_catalog.analytics.partner_orders" in found["PASS"], (

@@ -110,3 +110,58 @@ def test_the_seed_schema_names_the_formats(emulator):
         emulator.seed(bad)
     assert "accounts.444444444444.databases.ice.t.format" in str(info.value)
     assert "'hive', 'iceberg'" in str(info.value)
+
+
+TYPED = {"id": "int", "amount": "decimal(10,2)", "placed": "timestamp", "day": "date"}
+
+
+@pytest.fixture
+def bare(emulator: Emulator) -> Emulator:
+    """The emulator without the three seeded tables (cheaper)."""
+    prepare_base(emulator)
+    return emulator
+
+
+def test_a_json_seed_types_decimals_and_timestamps_of_an_iceberg_table(bare, tmp_path):
+    """Fractional decimals and timestamp strings (a JSON seed) are typed, not a
+    pyarrow traceback."""
+    import datetime
+    from decimal import Decimal
+
+    from athena_spark_emulator import iceberg
+
+    rows = [[1, 10.25, "2024-02-29 12:34:56.5", "2024-02-29"], {"id": 2, "amount": "0.10"}]
+    table = {"format": "iceberg", "columns": TYPED, "rows": rows}
+    seed = tmp_path / "seed.json"
+    seed.write_text(json.dumps({"accounts": {OWNER_B: {"databases": {"ice": {"typed": table}}}}}))
+    bare.seed(seed)
+    loaded = iceberg.load_table(bare.endpoint_url, OWNER_B, "ice", "typed", as_account=OWNER_B)
+    assert sorted(loaded.scan().to_arrow().to_pylist(), key=lambda r: r["id"]) == [
+        {
+            "id": 1,
+            "amount": Decimal("10.25"),
+            "placed": datetime.datetime(2024, 2, 29, 12, 34, 56, 500000),
+            "day": datetime.date(2024, 2, 29),
+        },
+        {"id": 2, "amount": Decimal("0.10"), "placed": None, "day": None},
+    ]
+    assert [
+        c["Type"] for c in glue_table(bare, OWNER_B, table="typed")["StorageDescriptor"]["Columns"]
+    ] == ["int", "decimal(10,2)", "timestamp", "date"]
+
+
+def test_the_python_api_checks_values_too(bare):
+    bad = {"format": "iceberg", "columns": TYPED, "rows": [[1, 123456789.5, None, None]]}
+    with pytest.raises(SeedError) as info:
+        bare.seed({"accounts": {OWNER_B: {"databases": {"ice": {"bad": bad}}}}})
+    assert str(info.value) == (
+        f"seed: accounts.{OWNER_B}.databases.ice.bad.rows.0.amount: 123456789.5 does not fit "
+        "decimal(10,2): 9 digit(s) before the point and 1 after, decimal(10,2) holds 8 and 2: "
+        "round or shorten the value, or make the column decimal(11,2)"
+    )
+    with pytest.raises(ValueError) as direct:
+        bare.catalog.create_table(OWNER_B, "ice", "bad", TYPED, [[1, None, "noon", None]])
+    assert str(direct.value) == (
+        f'ice.bad (account {OWNER_B}) rows.0.placed: "noon" does not fit timestamp: a string; '
+        'write "YYYY-MM-DD HH:MM:SS[.ffffff]", without a time zone'
+    )

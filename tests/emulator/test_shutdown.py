@@ -1,4 +1,4 @@
-"""Stopping the emulator (issue 14.7): ``Emulator.stop()`` waits for the running
+"""Stopping the emulator cleanly: ``Emulator.stop()`` waits for the running
 calculation, stops Spark and only then removes its directories; Ctrl-C during ``make demo``
 or ``athena-spark-emulator run`` ends with one line, no traceback and no temp directories.
 

@@ -1,6 +1,7 @@
 """Athena SQL under the instant executor (no Spark): statements that only change Glue run,
 every statement that reads or writes data fails naming --spark, never a success that
-did nothing (issue 19)."""
+did nothing (a `dbt run` without --spark that reported models built when no data was
+written)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Never a silent wrong read (issue 18), through the `dbt` console script in a fresh process,
-against the emulator with real local PySpark, checked on the ROWS WRITTEN.
+"""Never a silent wrong read: an opted-in model whose read could land on the local table
+instead of the owner's (a dispatch override that bypasses the package, a flag that is
+neither true nor false, an error taken for a refusal) stops with an error instead, and the
+runs that do go ahead read the owner's rows. Through the `dbt` console script in a fresh
+process, against the emulator with real local PySpark, checked on the ROWS WRITTEN.
 
 The world (guards_seed.yml): sales.orders holds local rows 1-2 and the partner's 101-103,
 so a read from the wrong account is visible in the data. The project (guards_project/)

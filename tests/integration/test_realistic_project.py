@@ -3,7 +3,8 @@ with the real dbt CLI on the emulator with local Spark, checked on ROWS: SQL sta
 and view, Python models joining two partners' catalogs with the SQL table, a seed read by
 a Python model, SQL marts downstream of Python models, generic and singular data tests
 (one failing on planted bad data), an incremental Python model run twice, `dbt show`,
-`dbt docs generate`, and Python models that read a view (issue 19)."""
+`dbt docs generate`, and Python models that read a view: what a real project runs and a
+two-table demo never does."""
 
 from __future__ import annotations
 

@@ -47,9 +47,9 @@ def compatible(version: str) -> bool:
 def ci_legs() -> List[Tuple[str, Requirement, Requirement]]:
     legs = re.findall(
         r'"(\w+)\|[^|]+\|(dbt-core[^|]+)\|(dbt-athena[^|"]+)(?:\|[^"]*)?"',
-        (REPO_ROOT / ".ci" / "run").read_text(),
+        (REPO_ROOT / ".ci" / "legs").read_text(),
     )
-    assert len(legs) >= 3, "no matrix legs found in .ci/run"
+    assert len(legs) >= 3, "no matrix legs found in .ci/legs"
     return [(name, Requirement(core), Requirement(athena)) for name, core, athena in legs]
 
 

@@ -36,12 +36,12 @@ fn = AthenaAdapter.__dict__.get("{METHOD}")
 print("REPORT=" + json.dumps({{
     "is_ours": fn is _adapter.{METHOD},
     "wrapped": hasattr(fn, "__wrapped__"),
-    "available": sorted(n for n in AthenaAdapter._available_ if n in _adapter.METHODS),
+    "available": sorted(n for n in AthenaAdapter._available_ if n in _patch.METHODS),
     "parse_stubs_ours": sorted(
-        n for n, (_f, stub) in _adapter.METHODS.items()
+        n for n, (_f, stub) in _patch.METHODS.items()
         if AthenaAdapter._parse_replacements_.get(n) is stub
     ),
-    "methods": sorted(_adapter.METHODS),
+    "methods": sorted(_patch.METHODS),
     "reinstall": _patch.install(AthenaAdapter),
     "module_file": sys.modules["{MODULE}"].__file__,
     # the job-submission guard: wrapped exactly once, around dbt-adapters' own method
@@ -139,7 +139,7 @@ for i in range(5):
         ["run-operation", "probe", "--project-dir", project, "--profiles-dir", project]
     )
     from dbt.adapters.athena.impl import AthenaAdapter
-    from {MODULE} import _adapter
+    from {MODULE} import _adapter, _patch
     fn = AthenaAdapter.__dict__["{METHOD}"]
     rows.append({{
         "success": res.success,
@@ -147,9 +147,9 @@ for i in range(5):
         "fn_id": id(fn),
         "is_ours": fn is _adapter.{METHOD},
         "wrapped": hasattr(fn, "__wrapped__"),
-        "available": sorted(n for n in AthenaAdapter._available_ if n in _adapter.METHODS),
+        "available": sorted(n for n in AthenaAdapter._available_ if n in _patch.METHODS),
         "stubs": sorted(
-            n for n, (_f, s) in _adapter.METHODS.items()
+            n for n, (_f, s) in _patch.METHODS.items()
             if AthenaAdapter._parse_replacements_.get(n) is s
         ),
     }})

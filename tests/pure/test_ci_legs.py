@@ -1,6 +1,7 @@
 """The table of suites CI runs in one leg only (tests/conftest.py ONE_LEG_SUITES) agrees
-with the repository and with .ci/run: a renamed suite would otherwise run in every leg
-(CI time) or a leg name nobody runs would drop it from CI altogether."""
+with the repository and with the legs CI runs (.ci/legs, which .ci/run and
+.github/workflows/ci.yml both run): a renamed suite would otherwise run in every leg (CI
+time) or a leg name nobody runs would drop it from CI altogether."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from tests.conftest import CONNECT_LEG, LEGS, ONE_LEG_SUITES, REPO_ROOT, one_leg_of
 
-CI_RUN = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8")
+CI_LEGS = (REPO_ROOT / ".ci" / "legs").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("prefix", sorted(ONE_LEG_SUITES))
@@ -23,14 +24,14 @@ def test_every_listed_suite_exists(prefix: str) -> None:
         assert re.search(rf"^(class|def) {name}\b", target.read_text(), re.M), prefix
 
 
-def test_every_leg_named_is_a_leg_of_ci_run() -> None:
-    ci_legs = re.findall(r'^\s+"(\w+)\|\.venv-', CI_RUN, re.M)
+def test_every_leg_named_is_a_leg_of_ci() -> None:
+    ci_legs = re.findall(r'^\s+"(\w+)\|\.venv-', CI_LEGS, re.M)
     assert sorted(ci_legs) == sorted(LEGS)
     assert set(ONE_LEG_SUITES.values()) <= set(LEGS)
 
 
-def test_ci_run_builds_the_connect_venv_in_the_leg_that_runs_tests_connect() -> None:
-    assert re.search(rf"^CONNECT_LEG={CONNECT_LEG}$", CI_RUN, re.M)
+def test_ci_builds_the_connect_venv_in_the_leg_that_runs_tests_connect() -> None:
+    assert re.search(rf"^CONNECT_LEG={CONNECT_LEG}$", CI_LEGS, re.M)
 
 
 def test_the_longest_prefix_decides() -> None:

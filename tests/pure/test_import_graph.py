@@ -1,0 +1,125 @@
+"""No import circle inside the plugin or the emulator: the layers depend one way (the doctor
+on the adapter core, the core on the pure modules), never back.
+
+The graph is read from the source with ``ast``, every ``import`` counted, including those
+inside functions (a deferred import is still a dependency, and a circle through one breaks
+as soon as someone moves it to the top). An import of a package's submodule counts as an
+edge to that submodule, not to the package's ``__init__``."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Dict, List, Optional, Set
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+PACKAGES = ("dbt_athena_cross_account", "athena_spark_emulator")
+
+
+def module_files(package: str) -> Dict[str, Path]:
+    """{dotted module name: file} of ``package`` under plugin/."""
+    root = REPO_ROOT / "plugin"
+    found = {}
+    for path in sorted((root / package).rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _absolute(module: str, node: ast.ImportFrom, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")
+    base = base[: len(base) - node.level + (1 if is_package else 0)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def imports_of(module: str, path: Path, modules: Set[str]) -> Set[str]:
+    """The modules of ``modules`` that ``module`` imports, anywhere in its file."""
+    found: Set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            source = _absolute(module, node, path.name == "__init__.py")
+            # `from pkg import sub` imports the submodule pkg.sub when there is one
+            names = [
+                f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source
+                for a in node.names
+            ]
+        else:
+            continue
+        found |= {name for name in names if name in modules and name != module}
+    return found
+
+
+def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
+    """One import circle of ``graph`` as [a, b, ..., a], or None."""
+    state: Dict[str, int] = {}  # 1: on the current path, 2: done
+    path: List[str] = []
+
+    def visit(node: str) -> Optional[List[str]]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state:
+                cycle = visit(nxt)
+                if cycle:
+                    return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state:
+            cycle = visit(start)
+            if cycle:
+                return cycle
+    return None
+
+
+def import_graph(package: str) -> Dict[str, Set[str]]:
+    files = module_files(package)
+    return {name: imports_of(name, path, set(files)) for name, path in files.items()}
+
+
+def test_find_cycle_finds_one() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_the_graph_sees_deferred_and_relative_imports() -> None:
+    graph = import_graph("dbt_athena_cross_account")
+    # __init__.installed() imports _patch inside the function
+    assert "dbt_athena_cross_account._patch" in graph["dbt_athena_cross_account"]
+    # `from dbt_athena_cross_account import guard, overrides` names two submodules
+    assert {"dbt_athena_cross_account.guard", "dbt_athena_cross_account.overrides"} <= graph[
+        "dbt_athena_cross_account._adapter"
+    ]
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_circle(package: str) -> None:
+    cycle = find_cycle(import_graph(package))
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_the_doctor_depends_on_the_core_and_not_the_other_way_round() -> None:
+    graph = import_graph("dbt_athena_cross_account")
+    doctor = "dbt_athena_cross_account.doctor"
+    core_to_doctor = sorted(
+        f"{name} -> {dep}"
+        for name, deps in graph.items()
+        # _patch puts the doctor's adapter method on AthenaAdapter with the others
+        if not name.startswith(doctor) and name != "dbt_athena_cross_account._patch"
+        for dep in deps
+        if dep.startswith(doctor)
+    )
+    assert core_to_doctor == []
