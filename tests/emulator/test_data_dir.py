@@ -1,4 +1,4 @@
-"""``athena-spark-emulator serve --data-dir DIR`` is durable (issue 30), as users run it: the
+"""``athena-spark-emulator serve --data-dir DIR`` is durable, as users run it: the
 installed console script in a process of its own (no Spark), stopped the hard way
 (``kill -9``) between two calls and started again on the same directory.
 

@@ -200,7 +200,7 @@ def test_sessions_report_dpu_time_and_terminating_one_cancels_its_calculation(em
         assert stats["Statistics"]["DpuExecutionInMillis"] > 0
 
 
-# ---- issue 30: what AWS refuses, the emulator refuses ----------------------------------------
+# ---- what AWS refuses, the emulator refuses ------------------------------------------------
 @pytest.mark.parametrize("routing", [False, True])
 @pytest.mark.parametrize("catalog_id", ["abc", "99999999999a", "999999999999 ", "12345"])
 def test_a_malformed_catalog_id_is_a_validation_error_never_the_local_table(

@@ -350,7 +350,7 @@ def test_an_engine_config_that_overrides_the_separator_fails_the_spark_row(world
 
 
 def test_sigterm_during_the_probe_terminates_every_session(world):
-    """Issue 30: SIGTERM (a CI cancel) ended dbt with -15 and sent no TerminateSession: both
+    """SIGTERM (a CI cancel) used to end dbt with -15 and sent no TerminateSession: both
     sessions stayed IDLE, accruing DPU time."""
     run = world["cancel"]()
     assert run["running"] == 2, run["out"][-3000:]

@@ -253,7 +253,7 @@ def model(dbt, spark):
 def test_a_materialization_rendering_stock_code_is_refused_whatever_the_model_file_says(
     dbt, world, project
 ):
-    """Issue 30: the marker text in the model's own comment let stock code (local rows) through."""
+    """The marker text in the model's own comment used to let stock code (local rows) through."""
     drop(world, "guard_commented")
     model_file = project / "models" / "guard_commented.py"
     model_file.write_text(COMMENTED_MODEL, encoding="utf-8")
@@ -273,7 +273,7 @@ def test_a_materialization_rendering_stock_code_is_refused_whatever_the_model_fi
 
 # ---- 8. a ref without a catalog (an ephemeral model) is a clear compile error ---------------
 def test_an_ephemeral_ref_is_a_compile_error_naming_the_model_and_the_ref(dbt, world, project):
-    """Issue 30: it was 'Parameter validation failed: Invalid length for parameter Name,
+    """It used to be 'Parameter validation failed: Invalid length for parameter Name,
     value: 0' (a GetDataCatalog(Name=""))."""
     files = {
         project

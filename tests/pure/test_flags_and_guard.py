@@ -96,7 +96,7 @@ def test_code_with_the_block_rendered_for_the_model_and_the_empty_main_statement
 
 
 def test_the_marker_in_the_model_file_is_not_the_block():
-    """Issue 30: a comment in the model holding the marker let stock code through."""
+    """A comment in the model holding the marker used to let stock code through."""
     commented = "# " + READ_PLAN_MARKER + "\n" + USER_CODE
     stock = "def get_spark_df(i):\n    return spark.table(i)\n"
     code = submitted(commented, stock)

@@ -260,7 +260,7 @@ def test_an_override_applies_to_every_read_of_the_same_relation():
 
 
 def test_a_read_without_a_catalog_is_an_error_naming_the_model_and_the_ref_with_no_lookup():
-    """Issue 30: an ephemeral ref (database None) was resolved as GetDataCatalog(Name="")."""
+    """An ephemeral ref (database None) used to be resolved as GetDataCatalog(Name="")."""
     resolver = Resolver()
     eph = Read("ref('eph')", ("__dbt__cte__eph",), "", "", "__dbt__cte__eph")
     with pytest.raises(CrossAccountCatalogError) as raised:

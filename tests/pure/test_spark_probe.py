@@ -322,7 +322,7 @@ def test_a_refused_calculation_says_which_call_and_names_the_spark_3_5_engine():
     assert athena.calls[-1] == "TerminateSession:s1"
 
 
-# ---- issue 30: SIGTERM / SIGHUP, an unreachable endpoint, a report that never claims too much
+# ---- SIGTERM / SIGHUP, an unreachable endpoint, a report that never claims too much
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
 def test_sigterm_or_sighup_terminates_every_session_then_goes_on_to_the_process(signame):
     """Python's default for SIGTERM ends the process with no finally run: both sessions were
