@@ -28,8 +28,11 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from athena_spark_emulator import persistence
+from athena_spark_emulator.constants import SCHEMA
 from athena_spark_emulator.errors import EmulatorError
 from athena_spark_emulator.persistence import STATE_FILE
+from athena_spark_emulator.profile import profiles_yml
+from tests.stack import dbt_cli
 
 CLI = str(Path(sys.executable).parent / "athena-spark-emulator")
 BUCKET = "dbt-data"
@@ -39,7 +42,7 @@ ROWS = b'{"id": 1}\n{"id": 2}\n'
 class Served:
     """One ``serve --data-dir`` process and boto3 clients for it."""
 
-    def __init__(self, data_dir: Path, limit: Optional[int] = None) -> None:
+    def __init__(self, data_dir: Path, limit: Optional[int] = None, spark: bool = False) -> None:
         def preexec() -> None:
             os.setsid()
             if limit is not None:  # writes past ``limit`` bytes fail with EFBIG
@@ -47,7 +50,7 @@ class Served:
 
         base = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
         self.process = subprocess.Popen(
-            [CLI, "serve", "--data-dir", str(data_dir)],
+            [CLI, "serve", "--data-dir", str(data_dir), *(["--spark"] if spark else [])],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -84,8 +87,8 @@ class Served:
 def served():
     started: List[Served] = []
 
-    def start(data_dir: Path, limit: Optional[int] = None) -> Served:
-        started.append(Served(data_dir, limit))
+    def start(data_dir: Path, limit: Optional[int] = None, spark: bool = False) -> Served:
+        started.append(Served(data_dir, limit, spark))
         return started[-1]
 
     yield start
@@ -118,17 +121,19 @@ def drop_files(emulator: Served, location: str) -> None:
     s3.delete_objects(Bucket=BUCKET, Delete={"Objects": [{"Key": k} for k in keys]})
 
 
-def tables_and_their_files(emulator: Served, data_dir: Path) -> Dict[str, List[str]]:
+def tables_and_their_files(
+    emulator: Served, data_dir: Path, database: str = "sales"
+) -> Dict[str, List[str]]:
     """{table: the files under its location} (on disk, as Spark reads them; S3 agrees)."""
     glue, s3 = emulator.client("glue"), emulator.client("s3")
     found = {}
-    for table in glue.get_tables(DatabaseName="sales")["TableList"]:
+    for table in glue.get_tables(DatabaseName=database)["TableList"]:
         location = table["StorageDescriptor"]["Location"][len("s3://") :]
         bucket, _, prefix = location.partition("/")
         on_disk = sorted(
             p.relative_to(data_dir / "s3").as_posix()
             for p in (data_dir / "s3" / bucket / prefix).rglob("*")
-            if p.is_file()
+            if p.is_file() and not p.name.endswith(".crc")  # Hadoop's checksums: not S3's
         )
         listed = s3.list_objects_v2(Bucket=bucket, Prefix=prefix).get("Contents", [])
         assert sorted(f"{bucket}/{o['Key']}" for o in listed) == on_disk, table["Name"]
@@ -167,6 +172,33 @@ def test_kill_9_at_each_step_of_a_table_rebuild_leaves_every_table_with_its_file
     # the files deleted while a table pointed at them are gone once none does
     assert not (data / "s3" / BUCKET / "tables" / "orders" / "v1").exists()
     assert not list(data.glob(".deleted/**/*.json"))
+
+
+@pytest.mark.spark
+@pytest.mark.dbt
+def test_kill_9_after_a_dbt_run_that_passed_keeps_the_rebuilt_table_and_its_files(tmp_path, served):
+    """A Python model built twice (the second run deletes the first build's files and
+    writes new ones), then kill -9: the table and the files it points at are there."""
+    project = tmp_path / "project"
+    (project / "models").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text(
+        "name: durable\nversion: '1.0'\nconfig-version: 2\nprofile: durable\n", "utf-8"
+    )
+    (project / "profiles.yml").write_text(profiles_yml("durable"), "utf-8")
+    (project / "models" / "rebuilt.py").write_text(
+        'def model(dbt, spark):\n    dbt.config(materialized="table")\n'
+        '    return spark.createDataFrame([(1,), (2,)], ["id"])\n',
+        "utf-8",
+    )
+    data = tmp_path / "state"
+    emulator = served(data, spark=True)
+    for _ in range(2):  # dbt in a process forked from a warm one (tests/forked_dbt.py)
+        done = dbt_cli(["run"], project, project, dict(emulator.env))
+        assert done.returncode == 0, done.stdout[-3000:]
+    emulator.kill()
+    again = served(data)  # no Spark needed to look
+    [files] = tables_and_their_files(again, data, SCHEMA).values()
+    assert [f for f in files if f.endswith(".parquet")], files
 
 
 def test_a_second_emulator_on_the_same_directory_is_refused_naming_the_first(tmp_path, served):
