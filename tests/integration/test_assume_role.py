@@ -12,6 +12,7 @@ asserted by the tests below; several models fail on purpose.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Dict, Iterator, List
@@ -20,6 +21,7 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.catalog import TableRef
+from athena_spark_emulator.constants import EXECUTION_ROLE_ARN
 from tests.conftest import REPO_ROOT, read_plan_in
 from tests.integration.conftest import rows, seeded_with_spark
 from tests.stack import dbt_cli
@@ -165,3 +167,74 @@ def test_a_malformed_arn_is_a_compile_error(run, world):
         f"'role_owner_catalog' to 'arn:aws:iam::{OWNER}:user/dbt-reader', which is not an IAM role ARN"
     ) in output
     assert not written(world, "malformed_arn")
+
+
+# ---- the doctor knows role mode ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def doctor(run, world: Emulator, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """`dbt run-operation cross_account_doctor --args '{spark: true}'` on the same project
+    (after the run: it reads the same tables; several of them FAIL on purpose)."""
+    project = next(tmp_path_factory.getbasetemp().glob("roles*")) / "project"
+    env = {
+        **world.env(),
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "OWNER_READER_ROLE": READER,
+    }
+    result = dbt_cli(
+        ["run-operation", "cross_account_doctor", "--args", "{spark: true}"], project, project, env
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-4000:]
+    return output
+
+
+def report_row(output: str, status: str, kind: str, subject: str) -> str:
+    """The report line of one row (its reason), and its fix lines up to the next row."""
+    lines = output.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(f"{status:<6}  {kind} ") and f" {subject} " in line:
+            tail = []
+            for more in lines[i + 1 :]:
+                if re.match(r"^(PASS|WARN|FAIL) ", more) or not more.strip():
+                    break
+                tail.append(more.strip())
+            return " ".join([line, *tail])
+    raise AssertionError(f"no {status} {kind} row for {subject}:\n{output[-6000:]}")
+
+
+def test_the_doctor_says_which_reads_go_through_a_role(doctor):
+    row = report_row(doctor, "PASS", "role", "role_owner_catalog.sales.customers")
+    assert f"read through the role {READER} by model.role_cross.hive_under_role" in row
+    # a table read through the role only is not checked as the dbt identity (which the
+    # owner does not grant): no metadata row for it
+    assert " metadata      role_owner_catalog.sales.customers " not in doctor
+
+
+def test_the_doctor_probe_reads_through_the_role(doctor):
+    row = report_row(doctor, "PASS", "spark", f"role_owner_catalog.sales.orders through {READER}")
+    assert (
+        f"read through the role {READER}, assumed by the execution role {EXECUTION_ROLE_ARN}" in row
+    )
+    for name in (
+        "org.apache.iceberg.aws.AssumeRoleAwsClientFactory",
+        "software.amazon.awssdk.services.sts.StsClient",
+    ):
+        assert "Class.forName through the session's JVM" in report_row(
+            doctor, "PASS", "spark", name
+        )
+
+
+def test_the_doctor_probe_fails_a_refused_role_with_the_trust_policy_to_add(doctor):
+    role = f"arn:aws:iam::{OWNER}:role/someone-elses"
+    row = report_row(doctor, "FAIL", "spark", f"role_owner_catalog.sales.orders through {role}")
+    assert f"STS refused to let the work group's execution role assume the role {role}" in row
+    assert f"adds this to the trust policy of {role}" in row
+    assert f'"AWS": "{EXECUTION_ROLE_ARN}" }}, "Action": "sts:AssumeRole"' in row
+    with_id = report_row(
+        doctor,
+        "FAIL",
+        "spark",
+        f"role_owner_catalog.sales.orders through arn:aws:iam::{OWNER}:role/dbt-reader-with-id "
+        "(external id 'not-partner-42')",
+    )
+    assert '"sts:ExternalId": "not-partner-42"' in with_id
