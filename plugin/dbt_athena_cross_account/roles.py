@@ -96,9 +96,10 @@ def _entry(model: str, catalog: str, account: str, value: Any) -> tuple:
 def role_for(
     model: str, roles: Mapping[str, Any], catalog: str, account: str
 ) -> Optional[OwnerRole]:
-    """The validated role of ``catalog`` (owned by ``account``); None when it has none."""
+    """The validated role of ``catalog`` (owned by ``account``); None when it has none (not
+    in the mapping, or mapped to null: how a folder or model turns a project's entry off)."""
     key = catalog_key(catalog)
-    if key not in roles:
+    if roles.get(key) is None:
         return None
     arn, external_id = _entry(model, key, account, roles[key])
     example = EXAMPLE.format(catalog=key, account=account)

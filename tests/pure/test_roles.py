@@ -64,6 +64,11 @@ def test_catalogs_without_a_role_read_as_before_and_unread_entries_are_not_check
     assert "role" not in after.tables['"supplier_catalog"."sales"."orders"']
 
 
+def test_a_catalog_mapped_to_null_reads_without_a_role():
+    plan = plan_of({"partner_catalog": None}, read("partner_catalog"))
+    assert "role" not in plan.tables['"partner_catalog"."sales"."orders"']
+
+
 def test_two_owners_one_through_a_role_one_through_grants():
     plan = plan_of(
         {"partner_catalog": PARTNER_ROLE}, read("partner_catalog"), read("supplier_catalog")
