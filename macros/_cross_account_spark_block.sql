@@ -5,6 +5,8 @@
   in this invocation, one athena:GetDataCatalog per catalog per run), logs the plan's
   warnings (spark_cross_account_fallback: local) and emits the Python that follows it.
   A catalog that cannot be read cross-account is a compile error raised by the plugin.
+  spark_cross_account_roles (catalog -> the owner's role) makes the plugin read that
+  owner's Iceberg tables as the role.
 -#}
 {% macro _cross_account_spark_block() -%}
   {%- do dbt_athena_cross_account._cross_account_require_plugin() -%}
@@ -12,7 +14,8 @@
         model.unique_id,
         dbt_athena_cross_account._cross_account_model_reads(model),
         config.get('spark_cross_account_fallback', none),
-        this.database) -%}
+        this.database,
+        config.get('spark_cross_account_roles', none)) -%}
   {%- for warning in plan.warnings -%}
     {%- do exceptions.warn(warning) -%}
   {%- endfor -%}

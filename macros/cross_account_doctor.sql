@@ -9,7 +9,8 @@
   With spark=true it also runs the Spark probe: one session per distinct session
   configuration of the checked models, whose one calculation reads each cross-account
   table through the models' read plans and the package's generated read code (schema and
-  limit(1), as the work group's execution role); spark_timeout bounds each session
+  limit(1), as the work group's execution role, or through the owner's role for models
+  with spark_cross_account_roles); spark_timeout bounds each session
   (seconds), spark_max_sessions the sessions started. Without it no session starts.
 -#}
 {% macro cross_account_doctor(catalogs=none, tables=none, spark=false, spark_timeout=none, spark_max_sessions=none) -%}
@@ -39,6 +40,7 @@
       },
       'reads': dbt_athena_cross_account._cross_account_model_reads(node) if (spark and node_catalogs) else [],
       'fallback': (node.config or {}).get('spark_cross_account_fallback'),
+      'roles': (node.config or {}).get('spark_cross_account_roles'),
       'database': node.database,
     }) -%}
     {%- if node_catalogs -%}

@@ -137,9 +137,10 @@ class EmulatorBackend:
         self.calculations.executor = value
 
     def reset(self) -> None:
-        """Forget counters, faults, latency, sessions, calculations, grants and the SQL log."""
+        """Forget counters, faults, latency, sessions, calculations, grants, roles and the SQL log."""
         self.calculations.reset()
         self.catalog.grants.clear()
+        self.catalog.roles.clear()
         self.sql.reset()
         self.latency.clear()
         with self.lock:

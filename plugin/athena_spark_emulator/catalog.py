@@ -44,6 +44,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, 
 from athena_spark_emulator import glue_types
 from athena_spark_emulator.calculations import current_principal
 from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION, ROLE_NAME, SEPARATOR_PROPERTY
+from athena_spark_emulator.sts_roles import Roles
 
 __all__ = [
     "LOCAL_ACCOUNT",
@@ -177,6 +178,8 @@ class Catalog:
         self._warehouse = Path(warehouse).resolve() if warehouse is not None else None
         self.local_account = local_account
         self.grants: Dict[str, Set[str]] = {}
+        # IAM roles of the accounts, and STS AssumeRole into them (sts_roles.py)
+        self.roles = Roles()
         self.lock = threading.RLock()
         # The emulator's endpoint, set when it starts: Iceberg tables are read and written
         # through its Glue and S3 APIs.

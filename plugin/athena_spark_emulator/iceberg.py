@@ -276,7 +276,11 @@ def load_table(
 ) -> Any:
     """pyiceberg's table ``database.table`` of ``glue_id``'s Glue, read as the execution role
     (or as ``as_account``). Raises IcebergTableNotFound."""
-    from pyiceberg.exceptions import NoSuchIcebergTableError, NoSuchTableError
+    from pyiceberg.exceptions import (
+        NoSuchIcebergTableError,
+        NoSuchPropertyException,
+        NoSuchTableError,
+    )
 
     credentials = credentials_of(endpoint_url, as_account) if as_account else None
     catalog = glue_catalog(
@@ -287,7 +291,10 @@ def load_table(
     )
     try:
         return catalog.load_table((database, table))
-    except (NoSuchTableError, NoSuchIcebergTableError) as exc:
+    # a Glue table without table_type (a Hive table): Iceberg's GlueCatalog raises
+    # NoSuchIcebergTableException ("Input Glue table is not an iceberg table"), which Spark
+    # reports as a table that is not found
+    except (NoSuchTableError, NoSuchIcebergTableError, NoSuchPropertyException) as exc:
         raise IcebergTableNotFound(str(exc)) from None
 
 

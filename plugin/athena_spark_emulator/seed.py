@@ -1,4 +1,4 @@
-"""Seed the emulator from a YAML/JSON file or a dict: data catalogs, accounts, grants, tables.
+"""Seed the emulator from a YAML/JSON file or a dict: data catalogs, accounts, grants, roles, tables.
 
 Format (``integration_tests/fixtures/two_accounts.yml`` is a full example; the JSON Schema
 is ``seed_schema.json`` next to this module)::
@@ -12,6 +12,10 @@ is ``seed_schema.json`` next to this module)::
         grants: ["123456789012"]       # who may read this account's Glue: account ids, or
                                        # role/user ARNs (e.g. only the dbt role, not the
                                        # Spark execution role)
+        roles:                         # IAM roles of this account: who may assume each
+          dbt-reader:                  #   (STS AssumeRole, with external_id when given);
+            trusts: ["arn:aws:iam::123456789012:role/AthenaSparkExecutionRole"]
+            external_id: partner-42    #   a role reads its own account's Glue and S3
         catalog_encryption:            # its Glue catalog's encryption at rest (default:
           mode: SSE-KMS                #   DISABLED); key: alias/aws/glue is the AWS
           key: alias/aws/glue          #   managed key, which other accounts cannot read
@@ -401,6 +405,10 @@ def apply(emulator: Seedable, spec: Spec) -> Dict[str, Any]:
         account_spec = account_spec or {}
         for grantee in account_spec.get("grants") or []:
             emulator.catalog.grant(account, grantee)
+        for name, role in (account_spec.get("roles") or {}).items():
+            emulator.catalog.roles.add(
+                account, str(name), role.get("trusts") or [], role.get("external_id")
+            )
         encryption = account_spec.get("catalog_encryption")
         if encryption:
             emulator.catalog.set_catalog_encryption(

@@ -15,6 +15,11 @@
   ``glue.id`` (default: the session's own account), after the same grant check as the Hive
   path, with Iceberg's name rules (``[a-z0-9_]`` unless ``glue.skip-name-validation``), and
   read through its real Iceberg metadata with pyiceberg (``iceberg.py``).
+  With ``client.factory=org.apache.iceberg.aws.AssumeRoleAwsClientFactory`` (and
+  ``client.assume-role.arn``/``.region``, optional ``.external-id``, ``.timeout-sec``) the
+  catalog first assumes the role as the session's execution role (``sts_roles.py``: the
+  trust, the external id, the one-hour limit of role chaining; a refusal is STS's error)
+  and then reads Glue and S3 as that role.
 * **The session catalog** reads one- and two-part names through the Hive Glue client model
   (``catalog.py``: the ``<account>/<db>`` separator, grants, and the refusal of tables
   without Hive storage). When ``spark_catalog`` is Iceberg's ``SparkSessionCatalog`` (and
@@ -36,6 +41,7 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from athena_spark_emulator import glue_types, iceberg
+from athena_spark_emulator.calculations import current_principal
 from athena_spark_emulator.catalog import (
     Catalog,
     HiveClientRefusal,
@@ -47,6 +53,7 @@ from athena_spark_emulator.catalog import (
 )
 from athena_spark_emulator.constants import REGION
 from athena_spark_emulator.handlers import HANDLERS, SPARK
+from athena_spark_emulator.sts_roles import StsRefusal
 
 CATALOG_PREFIX = "spark.sql.catalog."
 SESSION_CATALOG = "spark_catalog"
@@ -58,6 +65,8 @@ FILE_IOS = {
     "org.apache.iceberg.io.ResolvingFileIO",
     "org.apache.iceberg.hadoop.HadoopFileIO",
 }
+ASSUME_ROLE_FACTORY = "org.apache.iceberg.aws.AssumeRoleAwsClientFactory"
+DEFAULT_FACTORY = "org.apache.iceberg.aws.AwsClientFactories$DefaultAwsClientFactory"
 _GLUE_IDENTIFIER = re.compile(r"[a-z0-9_]{1,252}")
 _MISSING = object()
 
@@ -179,6 +188,42 @@ def _check_glue_catalog(name: str, props: Mapping[str, str]) -> None:
         )
 
 
+def assumed_role(state: SessionState, name: str, props: Mapping[str, str]) -> Optional[str]:
+    """The role catalog ``name``'s AWS clients act as (None: the execution role), as
+    iceberg-aws's AssumeRoleAwsClientFactory initialises and then calls STS."""
+    factory = props.get("client.factory")
+    if not factory or factory == DEFAULT_FACTORY:
+        return None
+    if factory != ASSUME_ROLE_FACTORY:
+        raise NotImplementedError(
+            f"the emulator serves Iceberg catalogs with the default AWS client factory or "
+            f"{ASSUME_ROLE_FACTORY} only; catalog {name} has client.factory={factory!r}"
+        )
+    arn, region = props.get("client.assume-role.arn"), props.get("client.assume-role.region")
+    if not arn:
+        raise ValueError(
+            "java.lang.NullPointerException: Cannot initialize AssumeRoleClientConfigFactory "
+            "with null role ARN"
+        )
+    if not region:
+        raise ValueError(
+            "java.lang.NullPointerException: Cannot initialize AssumeRoleClientConfigFactory "
+            "with null region"
+        )
+    caller = current_principal() or state.catalog.local_account
+    try:
+        role = state.catalog.roles.assume(
+            caller,
+            arn,
+            props.get("client.assume-role.external-id"),
+            int(props.get("client.assume-role.timeout-sec") or 3600),
+            chained=current_principal() is not None,
+        )
+    except StsRefusal as exc:
+        raise RuntimeError(str(exc)) from None
+    return role.arn
+
+
 def load_iceberg(
     state: SessionState, name: str, props: Mapping[str, str], parts: Sequence[str]
 ) -> Any:
@@ -198,11 +243,21 @@ def load_iceberg(
         glue_name(namespace[0]),
         glue_name(table),
     )
-    state.catalog.check_access(ref, "glue:GetTable")
+    role = assumed_role(state, name, props)
+    state.catalog.check_access(ref, "glue:GetTable", caller=role)
     if state.catalog.endpoint_url is None:
         raise RuntimeError("Iceberg tables are read through a started emulator's endpoint")
+    # as a role of the table's own account: that account's credentials (Glue and S3)
+    as_account = role.split(":")[4] if role and role.split(":")[4] == ref.account else None
+    if role and as_account is None:
+        raise NotImplementedError(
+            f"the emulator reads through a role of the table's own account only; {role} is "
+            f"not in account {ref.account}"
+        )
     try:
-        return iceberg.load_table(state.catalog.endpoint_url, ref.account, ref.database, ref.table)
+        return iceberg.load_table(
+            state.catalog.endpoint_url, ref.account, ref.database, ref.table, as_account=as_account
+        )
     except iceberg.IcebergTableNotFound:
         raise not_found(parts) from None
 

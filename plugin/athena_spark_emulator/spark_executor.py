@@ -186,6 +186,12 @@ class AthenaSpark:
     def conf(self) -> spark_catalogs.RuntimeConf:
         return self._conf
 
+    @property
+    def _jvm(self) -> Any:  # Class.forName of the classes the emulator stands in for (jvm.py)
+        from athena_spark_emulator.jvm import emulated_jvm
+
+        return emulated_jvm(self._real._jvm, self._context)
+
     def table(self, tableName: str) -> Any:
         parts = parse_multipart(self._real, tableName)
         return spark_catalogs.read(self._real, self._context, parts, tableName)

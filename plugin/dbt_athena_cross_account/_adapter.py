@@ -83,6 +83,7 @@ def get_spark_cross_account_read_plan(
     reads: Iterable[Dict[str, Any]],
     fallback: Any = None,
     write_catalog: Optional[str] = None,
+    owner_roles: Any = None,
 ) -> Dict[str, Any]:
     """How an opted-in Python model reads each ref/source: ``{tables, warnings}``.
 
@@ -90,6 +91,7 @@ def get_spark_cross_account_read_plan(
     ``plan.Read``). Catalogs are resolved through the run's cache; anything that cannot
     be read cross-account is a compile error unless ``fallback`` is ``local``. The
     profile's region is where Spark's Iceberg catalogs read the owners' Glue.
+    ``owner_roles``: the model's ``spark_cross_account_roles`` (``roles.py``).
     """
     region = getattr(getattr(self.config, "credentials", None), "region_name", None)
     try:
@@ -100,6 +102,7 @@ def get_spark_cross_account_read_plan(
             fallback=fallback,
             write_catalog=write_catalog,
             region=str(region) if region else None,
+            owner_roles=owner_roles,
         )
     except CrossAccountCatalogError as exc:
         raise CompilationError(str(exc)) from None

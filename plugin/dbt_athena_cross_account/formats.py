@@ -231,16 +231,19 @@ ICEBERG_SESSION_PROPERTIES = {
 }
 
 
-def iceberg_catalog_conf(account_id: str, region: Optional[str]) -> List[List[Optional[str]]]:
+def iceberg_catalog_conf(
+    account_id: str, region: Optional[str], catalog: Optional[str] = None
+) -> List[List[Optional[str]]]:
     """``[key, value, inherit]`` rows that register the owner's Iceberg catalog.
 
     ``inherit`` names a session property whose value, when the session has it, replaces
     ``value``: the owner's catalog uses the session catalog's ``io-impl`` and region (what
     a ``table_type: iceberg`` model's ``spark_catalog`` has), else S3FileIO and the profile's
     region. ``glue.skip-name-validation`` lets Glue names with ``-`` through (Iceberg's own
-    check allows only ``[a-z0-9_]``).
+    check allows only ``[a-z0-9_]``). ``catalog``: another name than the owner's default
+    (a catalog that reads through a role, ``roles.py``).
     """
-    prefix = "spark.sql.catalog." + iceberg_catalog_name(account_id)
+    prefix = "spark.sql.catalog." + (catalog or iceberg_catalog_name(account_id))
     rows: List[List[Optional[str]]] = [
         [prefix, SPARK_CATALOG, None],
         [prefix + ".catalog-impl", GLUE_CATALOG, None],

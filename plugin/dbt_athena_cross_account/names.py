@@ -94,11 +94,18 @@ def glue_name(name: str) -> str:
     return table_part(name).lower()
 
 
-def iceberg_table_name(account_id: str, schema: str, table: str) -> str:
-    """```<catalog>`.`<schema>`.`<table>``: the owner's Iceberg table through its catalog."""
+def iceberg_table_name(
+    account_id: str, schema: str, table: str, catalog: Optional[str] = None
+) -> str:
+    """```<catalog>`.`<schema>`.`<table>``: the owner's Iceberg table through its catalog
+    (``catalog``: another catalog of that owner, e.g. one reading through a role)."""
     return ".".join(
         spark_quote(part)
-        for part in (iceberg_catalog_name(account_id), glue_name(schema), glue_name(table))
+        for part in (
+            catalog or iceberg_catalog_name(account_id),
+            glue_name(schema),
+            glue_name(table),
+        )
     )
 
 

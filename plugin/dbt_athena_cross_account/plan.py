@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from dbt_athena_cross_account import formats, sample
+from dbt_athena_cross_account import formats, roles, sample
 from dbt_athena_cross_account.errors import CrossAccountCatalogError
 from dbt_athena_cross_account.fixes import create_data_catalog, update_data_catalog
 from dbt_athena_cross_account.names import (
     catalog_key,
+    iceberg_table_name,
     is_local_catalog,
     is_s3_tables_catalog,
     local_table_name,
@@ -204,6 +205,69 @@ def cross_account_entry(
     }
 
 
+NO_REGION = "dbt_athena_cross_account: model '{model}' reads {label} through the role {role_arn} (spark_cross_account_roles), but the profile has no region_name, which client.assume-role.region needs. Fix: set region_name in the profile."
+
+
+def role_entry(
+    model: str,
+    read: Read,
+    role: roles.OwnerRole,
+    table_format: Optional[str],
+    region: Optional[str],
+) -> Dict[str, Any]:
+    """An owner's table read through ``role`` (``spark_cross_account_roles``): Iceberg only,
+    through a catalog of its own whose clients come from iceberg-aws's
+    AssumeRoleAwsClientFactory, so Glue and S3 are read as the role. The format is not
+    looked up as the execution role (which holds no grant): the source's meta names it, or
+    the read through the role finds the table (a Hive table is not found by Iceberg's
+    GlueCatalog). Raises for a source whose meta says ``hive``.
+    """
+    account = role.account
+    if table_format == formats.HIVE:
+        raise CrossAccountCatalogError(
+            roles.HIVE_UNDER_ROLE.format(
+                model=model,
+                label=read.label,
+                account=account,
+                role_arn=role.role_arn,
+                catalog=role.catalog,
+            )
+        )
+    if not region:
+        raise CrossAccountCatalogError(
+            NO_REGION.format(model=model, label=read.label, role_arn=role.role_arn)
+        )
+    catalog = roles.role_catalog_name(role)
+    conf = formats.iceberg_catalog_conf(account, region, catalog)
+    conf += roles.assume_role_conf("spark.sql.catalog." + catalog, role, region, model)
+    table = iceberg_table_name(account, read.schema, read.table, catalog)
+    # no Iceberg classes in the session: the same error as without a role
+    classes = [
+        rule
+        for rule in formats.read_errors(read.label, account, read.schema, read.table)
+        if rule["markers"] == list(formats.CLASSES_MISSING_MARKERS)
+    ]
+    return {
+        "table": table,
+        "account": account,
+        "empty": read.empty,
+        "format": formats.ICEBERG,
+        "detect": None,
+        "reads": {formats.ICEBERG: {"table": table, "conf": conf}},
+        "refuse": {},
+        "errors": classes
+        + roles.read_errors(
+            read.label,
+            role,
+            read.schema,
+            read.table,
+            formats.NOT_FOUND_MARKERS,
+            formats.DENIED_MARKERS,
+        ),
+        "role": role.as_dict(),
+    }
+
+
 def _windows(model: str, reads: Sequence[Read]) -> Tuple[Dict[int, Any], List[str]]:
     """{index of the read: its --sample window for Spark}, and a message per bad one."""
     found: Dict[int, Any] = {}
@@ -256,15 +320,19 @@ def build_read_plan(
     fallback: Any = None,
     write_catalog: Optional[str] = None,
     region: Optional[str] = None,
+    owner_roles: Any = None,
 ) -> ReadPlan:
     """The read plan of ``model``; raises CrossAccountCatalogError listing every problem.
 
     ``resolve`` maps catalog names to Resolutions (keyed by ``catalog_key``); it is
     called once, with the distinct non-local catalogs that need an account id. ``region``
     is the profile's (the owner's Glue catalog is read in the session's region).
+    ``owner_roles`` is the model's ``spark_cross_account_roles`` (``roles.py``): only the
+    entries of catalogs the model reads are validated.
     """
     reads = list(reads)
     mode = check_fallback(model, fallback)
+    role_map = roles.parse_roles(model, owner_roles)
     overrides, errors = _override_errors(model, reads)
     windows, window_errors = _windows(model, reads)
     errors += window_errors + _double_quote_errors(model, reads) + _no_catalog_errors(model, reads)
@@ -292,7 +360,17 @@ def build_read_plan(
             entry["table"] = local
         elif problem is None:
             account = str(resolutions[catalog_key(read.catalog)].account_id)
-            entry = cross_account_entry(read, account, overrides.get(i), region)
+            try:
+                role = roles.role_for(model, role_map, read.catalog, account)
+                entry = (
+                    role_entry(model, read, role, overrides.get(i), region)
+                    if role
+                    else cross_account_entry(read, account, overrides.get(i), region)
+                )
+            except CrossAccountCatalogError as exc:
+                if str(exc) not in errors:
+                    errors.append(str(exc))
+                continue
         else:
             reason, fix = problem
             fields = dict(

@@ -96,6 +96,18 @@ def write(tmp_path: Path, text: str, name: str = "seed.yml") -> Path:
             "value(s) but the table has 2 column(s) (order_id, amount)",
         ),
         (("rows:", "rows: ["), "seed.yml:11: not valid YAML/JSON"),
+        (  # a role's trust names something that is no principal
+            (
+                'grants: ["123456789012"]',
+                'roles:\n      dbt-reader: {trusts: ["AthenaSparkExecutionRole"]}',
+            ),
+            "seed.yml:6: accounts.999999999999.roles.dbt-reader.trusts.0: "
+            "'AthenaSparkExecutionRole' is not a 12-digit account id",
+        ),
+        (
+            ('grants: ["123456789012"]', "roles:\n      dbt-reader: {trust: []}"),
+            "seed.yml:6: accounts.999999999999.roles.dbt-reader.trust: Additional properties",
+        ),
         (  # Glue parameters on an Iceberg table: the line of the parameters key
             (
                 "          columns: {order_id",

@@ -33,6 +33,7 @@ def _models(models: Iterable[Mapping[str, Any]]) -> List[Any]:
                 spark_properties=spark_properties(model.get("engine_config")),
                 catalogs=tuple(model.get("catalogs") or ()),
                 requester_pays=bool(model.get("requester_pays")),
+                roles=model.get("roles"),
             )
         )
     return facts

@@ -74,6 +74,7 @@ class ModelFacts:
     spark_properties: Mapping[str, Any]
     catalogs: Tuple[str, ...] = ()
     requester_pays: bool = False  # the model's spark_requester_pays config
+    roles: Any = None  # the model's spark_cross_account_roles (roles.py), as configured
 
     @property
     def pays_requester(self) -> bool:

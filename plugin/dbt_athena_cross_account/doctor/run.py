@@ -19,6 +19,7 @@ from dbt_athena_cross_account.doctor.identity import find_identity
 from dbt_athena_cross_account.doctor.metadata import check_metadata
 from dbt_athena_cross_account.doctor.plugin_setup import check_setup
 from dbt_athena_cross_account.doctor.registration import check_registration
+from dbt_athena_cross_account.doctor.role_rows import role_rows
 from dbt_athena_cross_account.doctor.rows import Check, CheckedTable, Identity, ModelFacts
 from dbt_athena_cross_account.doctor.session import check_session
 from dbt_athena_cross_account.doctor.table_format import check_format, is_view
@@ -155,10 +156,13 @@ def run_doctor(
         identity, identity_rows = identity_job.result()
         registrations = {key: job.result() for key, job in registration_jobs.items()}
         owners = {key: owner for key, (_, owner) in registrations.items()}
-        table_rows = _check_tables(pool, aws, refs, owners, identity)
+        # tables read through a role only (spark_cross_account_roles): not as this identity
+        through_role, role_only = role_rows(refs, owners, models)
+        checked = [r for r in refs if all(r is not o for o in role_only)]
+        table_rows = _check_tables(pool, aws, checked, owners, identity)
     rows += identity_rows
     for key, (row, _) in registrations.items():
         rows.append(row)
         for ref in mine[key]:
-            rows += table_rows.get(id(ref), [])
+            rows += through_role.get(id(ref), []) + table_rows.get(id(ref), [])
     return identity, rows

@@ -62,7 +62,12 @@ def plan_models(
         uid = str(model.get("unique_id"))
         try:
             plan = get_spark_cross_account_read_plan(
-                adapter, uid, model["reads"], model.get("fallback"), model.get("database")
+                adapter,
+                uid,
+                model["reads"],
+                model.get("fallback"),
+                model.get("database"),
+                owner_roles=model.get("roles"),
             )
         except Exception as exc:  # a compile error the run would raise too
             rows.append(Check(FAIL, KIND, uid, NO_PLAN.format(error=str(exc).strip()), NO_PLAN_FIX))

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from dbt_athena_cross_account import roles
 from dbt_athena_cross_account.doctor.policies import glue_policies
 from dbt_athena_cross_account.doctor.rows import Check, Identity
 from dbt_athena_cross_account.errors import FAIL, PASS, WARN
@@ -35,6 +36,8 @@ class ProbedTable:
     key: str  # the relation string get_spark_df receives (a key of the read plan)
     account: str
     database: str
+    role: Optional[Dict[str, Any]] = None  # read through this role (plan entry "role")
+    entry: Optional[Dict[str, Any]] = None  # its plan entry (None: plan[key])
 
 
 @dataclass
@@ -71,7 +74,7 @@ def group_models(models: Iterable[Mapping[str, Any]]) -> List[SessionGroup]:
         group.models.append(str(model["unique_id"]))
         for table in tables:
             group.tables.setdefault(table.subject.lower(), table)
-            group.plan[table.key] = model["plan"][table.key]
+            group.plan[table.key] = table.entry or model["plan"][table.key]
     return list(groups.values())
 
 
@@ -84,7 +87,15 @@ def _cross_account_tables(
         entry = plan.get(key) if key is not None else None
         if key is not None and entry and entry.get("account"):
             subject = f"{read['catalog']}.{read['schema']}.{read['table']}"
-            found.append(ProbedTable(subject, key, str(entry["account"]), str(read["schema"])))
+            role = entry.get("role")
+            if role:  # each role its own read: models may read one table through several
+                through = f" through {role['role_arn']}" + (
+                    f" (external id {role['external_id']!r})" if role.get("external_id") else ""
+                )
+                subject, key = subject + through, key + through
+            found.append(
+                ProbedTable(subject, key, str(entry["account"]), str(read["schema"]), role, entry)
+            )
     return found
 
 
@@ -108,8 +119,24 @@ for _probe_key in _cross_account_json.loads({keys}):
             "key": _probe_key, "ok": False, "type": type(_probe_error).__name__,
             "error": str(_probe_error)[:4000],
         }})
+# reads through a role need iceberg-aws's AssumeRoleAwsClientFactory and the AWS SDK's STS
+# client: does the session load them? (Class.forName through the session's JVM)
+if any(_r.get("role") for _r in _CROSS_ACCOUNT_TABLES.values()):
+    _probe_classes = {{}}
+    for _probe_class in _cross_account_json.loads({classes}):
+        try:
+            _probe_jvm = spark._jvm
+            _probe_loader = _probe_jvm.java.lang.Thread.currentThread().getContextClassLoader()
+            _probe_jvm.java.lang.Class.forName(_probe_class, False, _probe_loader)
+            _probe_classes[_probe_class] = None
+        except Exception as _probe_error:
+            _probe_classes[_probe_class] = type(_probe_error).__name__ + ": " + str(_probe_error)[:600]
+    _cross_account_probe.append({{"key": {classes_key!r}, "ok": True, "classes": _probe_classes}})
 print({marker!r} + _cross_account_json.dumps(_cross_account_probe))
 """
+#: The probe's result entry for the class check (no plan key looks like this).
+CLASSES_KEY = "<classes>"
+ROLE_CLASSES = [roles.ASSUME_ROLE_FACTORY, roles.STS_CLIENT_CLASS]
 
 
 def calculation_code(read_code: str, group: SessionGroup) -> str:
@@ -117,7 +144,11 @@ def calculation_code(read_code: str, group: SessionGroup) -> str:
     an empty plan; the group's merged plan replaces it), then the probe loop."""
     keys = [table.key for table in group.tables.values()]
     probe = PROBE.format(
-        plan=json.dumps(json.dumps(group.plan)), keys=json.dumps(json.dumps(keys)), marker=MARKER
+        plan=json.dumps(json.dumps(group.plan)),
+        keys=json.dumps(json.dumps(keys)),
+        marker=MARKER,
+        classes=json.dumps(json.dumps(ROLE_CLASSES)),
+        classes_key=CLASSES_KEY,
     )
     # the block subclasses dbt's dbtObj, which only a model's code defines
     return "dbtObj = object\n" + read_code + "\n" + probe
@@ -168,10 +199,45 @@ def _role(identity: Identity) -> str:
     return identity.execution_role or "<the work group's execution role>"
 
 
+THROUGH = "the role {arn}, assumed by the execution role {role}"
+TRUST_FIX = "the owner (account {account}) adds this to the trust policy of {arn}, and your execution role's IAM policy allows sts:AssumeRole on {arn}:\n{policy}"
+CLASS_LOADS = "{name} loads in the {label} (Class.forName through the session's JVM): reads through a role can use it"
+CLASS_MISSING = "{name} does not load in the {label}, so reads through a role (spark_cross_account_roles) fail there: {error}"
+CLASS_FIX = "ask the owner to grant the execution role the tables directly (Glue resource policy and bucket policy) and remove their catalogs from spark_cross_account_roles"
+
+
+def _as(table: ProbedTable, identity: Identity) -> str:
+    """Who the probe read ``table`` as, for its row."""
+    if table.role:
+        return THROUGH.format(arn=table.role.get("role_arn"), role=_role(identity))
+    return "the execution role " + _role(identity)
+
+
+def class_rows(group: SessionGroup, results: Optional[Mapping[str, Any]]) -> List[Check]:
+    """One row per class the role path needs, when the group reads through a role."""
+    found = (results or {}).get(CLASSES_KEY)
+    if not found:
+        return []
+    rows = []
+    for name, error in (found.get("classes") or {}).items():
+        if error is None:
+            rows.append(Check(PASS, KIND, name, CLASS_LOADS.format(name=name, label=group.label)))
+        else:
+            reason = CLASS_MISSING.format(name=name, label=group.label, error=error)
+            rows.append(Check(FAIL, KIND, name, reason, CLASS_FIX))
+    return rows
+
+
 def failure(error: str, table: ProbedTable, identity: Identity, region: str) -> Tuple[str, str]:
     """(reason, fix) for one table's read error, mapped as the generated code mapped it."""
     role = _role(identity)
     reason, fix = _split(error)
+    if table.role:  # read through the owner's role: its errors say what to do
+        if any(m in error for m in roles.REFUSED_MARKERS):
+            arn = str(table.role.get("role_arn"))
+            policy = json.dumps(roles.trust_policy(role, table.role.get("external_id")), indent=2)
+            fix = TRUST_FIX.format(account=table.account, arn=arn, policy=policy)
+        return f"Spark, through {_as(table, identity)}: {reason}", fix or OTHER_FIX
     if GLUE_DENIED in error:
         as_role = Identity(account=identity.account, execution_role=identity.execution_role)
         fix = glue_policies(as_role, table.account, region, table.database)
@@ -210,11 +276,15 @@ def table_rows(
                 columns=result.get("columns"),
                 rows=result.get("rows"),
             )
+            if table.role:
+                reason = reason.replace(
+                    "as the execution role " + role, "through " + _as(table, identity)
+                )
             rows.append(Check(PASS, KIND, table.subject, reason))
         else:
             reason, fix = failure(str(result.get("error")), table, identity, region)
             rows.append(Check(FAIL, KIND, table.subject, reason, fix))
-    return rows
+    return rows + class_rows(group, results)
 
 
 def name_sessions(groups: Sequence[SessionGroup], rows: Sequence[List[Check]]) -> List[Check]:

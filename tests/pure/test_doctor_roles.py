@@ -1,0 +1,93 @@
+"""The doctor in role mode without AWS: role rows (doctor/role_rows.py) and the probe's
+rows for reads through a role (doctor/spark_probe.py)."""
+
+from __future__ import annotations
+
+import json
+
+from dbt_athena_cross_account.doctor.role_rows import role_rows
+from dbt_athena_cross_account.doctor.rows import CheckedTable, Identity, ModelFacts
+from dbt_athena_cross_account.doctor.spark_probe import (
+    CLASSES_KEY,
+    ProbedTable,
+    SessionGroup,
+    failure,
+    group_models,
+    table_rows,
+)
+
+READER = "arn:aws:iam::999999999999:role/dbt-reader"
+EXECUTION = "arn:aws:iam::123456789012:role/Exec"
+IDENTITY = Identity(account="123456789012", execution_role=EXECUTION)
+
+
+def model(uid, roles=None):
+    return ModelFacts(uid, True, {}, ("partner_catalog",), roles=roles)
+
+
+def test_a_table_read_through_a_role_only_is_not_checked_as_your_identity():
+    ref = CheckedTable("partner_catalog", "sales", "orders", ("m.a", "m.b"))
+    models = [model("m.a", {"partner_catalog": READER}), model("m.b", {"Partner_Catalog": READER})]
+    rows, only = role_rows([ref], {"partner_catalog": "999999999999"}, models)
+    assert only == [ref]
+    (row,) = rows[id(ref)]
+    assert row.status == "PASS" and f"read through the role {READER} by m.a, m.b" in row.reason
+
+
+def test_mixed_reads_keep_the_identity_checks_and_bad_roles_fail():
+    ref = CheckedTable("partner_catalog", "sales", "orders", ("m.a", "m.b", "m.c"))
+    models = [
+        model("m.a", {"partner_catalog": READER}),
+        model("m.b"),
+        model("m.c", {"partner_catalog": "arn:aws:iam::999999999999:user/x"}),
+    ]
+    rows, only = role_rows([ref], {"partner_catalog": "999999999999"}, models)
+    assert only == []
+    statuses = sorted((r.status, r.reason[:40]) for r in rows[id(ref)])
+    assert statuses[0][0] == "FAIL" and "which is not an IAM role ARN" in rows[id(ref)][0].reason
+    assert any("and as the execution role by m.b" in r.reason for r in rows[id(ref)])
+
+
+def test_a_refused_assume_role_prints_the_trust_policy_to_add():
+    role = {"role_arn": READER, "account": "999999999999", "external_id": "partner-42"}
+    table = ProbedTable("partner_catalog.sales.orders", "k", "999999999999", "sales", role)
+    error = (
+        "dbt_athena_cross_account: source('p', 'orders') could not be read: STS refused to let "
+        "the work group's execution role assume the role ... Run `dbt run-operation x`.\n"
+        "Spark: software.amazon.awssdk.services.sts.model.StsException: User: u is not "
+        "authorized to perform: sts:AssumeRole on resource: " + READER
+    )
+    reason, fix = failure(error, table, IDENTITY, "eu-west-1")
+    assert reason.startswith(
+        f"Spark, through the role {READER}, assumed by the execution role {EXECUTION}: "
+    )
+    policy = json.loads(fix.split(":\n", 1)[1])
+    assert policy["Statement"][0]["Principal"] == {"AWS": EXECUTION}
+    assert policy["Statement"][0]["Condition"] == {"StringEquals": {"sts:ExternalId": "partner-42"}}
+
+
+def test_each_role_is_probed_on_its_own_and_the_classes_get_rows():
+    entry = {"account": "999999999999", "role": {"role_arn": READER, "external_id": None}}
+    other = {"account": "999999999999", "role": {"role_arn": READER + "2", "external_id": None}}
+    read = {"keys": ["k"], "catalog": "partner_catalog", "schema": "sales", "table": "orders"}
+    groups = group_models(
+        [
+            {"unique_id": "m.a", "engine_config": {}, "reads": [read], "plan": {"k": entry}},
+            {"unique_id": "m.b", "engine_config": {}, "reads": [read], "plan": {"k": other}},
+        ]
+    )
+    (group,) = groups
+    assert sorted(group.plan) == [f"k through {READER}", f"k through {READER}2"]
+    results = {
+        f"k through {READER}": {"ok": True, "format": "iceberg", "columns": 1, "rows": 1},
+        f"k through {READER}2": {"ok": False, "error": "boom"},
+        CLASSES_KEY: {"classes": {"a.B": None, "c.D": "ClassNotFoundException: c.D"}},
+    }
+    rows = table_rows(group, results, IDENTITY, "eu-west-1")
+    assert [(r.status, r.subject) for r in rows] == [
+        ("PASS", f"partner_catalog.sales.orders through {READER}"),
+        ("FAIL", f"partner_catalog.sales.orders through {READER}2"),
+        ("PASS", "a.B"),
+        ("FAIL", "c.D"),
+    ]
+    assert isinstance(group, SessionGroup)

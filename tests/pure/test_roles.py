@@ -1,0 +1,145 @@
+"""spark_cross_account_roles (roles.py) and the read plan it makes, without dbt."""
+
+from __future__ import annotations
+
+import pytest
+
+from dbt_athena_cross_account import roles
+from dbt_athena_cross_account.errors import CrossAccountCatalogError
+from dbt_athena_cross_account.plan import build_read_plan
+from tests.pure.test_plan import Resolver, read
+
+PARTNER_ROLE = "arn:aws:iam::999999999999:role/dbt-reader"
+MODEL = "model.shop.orders_joined"
+
+
+def plan_of(owner_roles, *reads, region="eu-west-1"):
+    return build_read_plan(MODEL, list(reads), Resolver(), region=region, owner_roles=owner_roles)
+
+
+def conf_of(entry):
+    return {key: value for key, value, _ in entry["reads"]["iceberg"]["conf"]}
+
+
+def test_a_role_reads_the_owners_iceberg_tables_through_a_role_catalog():
+    plan = plan_of({"Partner_Catalog ": PARTNER_ROLE}, read("partner_catalog"))
+    entry = plan.tables['"partner_catalog"."sales"."orders"']
+    catalog = entry["table"].split(".")[0].strip("`")
+    assert catalog.startswith("dbt_cross_account_iceberg_999999999999_role_")
+    assert (entry["format"], entry["detect"], entry["refuse"]) == ("iceberg", None, {})
+    assert entry["role"] == {
+        "role_arn": PARTNER_ROLE,
+        "account": "999999999999",
+        "external_id": None,
+    }
+    prefix = "spark.sql.catalog." + catalog
+    conf = conf_of(entry)
+    assert conf[prefix] == "org.apache.iceberg.spark.SparkCatalog"
+    assert conf[prefix + ".glue.id"] == "999999999999"
+    assert conf[prefix + ".client.factory"] == roles.ASSUME_ROLE_FACTORY
+    assert conf[prefix + ".client.assume-role.arn"] == PARTNER_ROLE
+    assert conf[prefix + ".client.assume-role.region"] == "eu-west-1"
+    assert conf[prefix + ".client.assume-role.timeout-sec"] == "3600"
+    assert conf[prefix + ".client.assume-role.session-name"] == "dbt-orders_joined"
+    assert prefix + ".client.assume-role.external-id" not in conf
+
+
+def test_the_external_id_is_passed_and_gives_another_catalog():
+    plain = plan_of({"partner_catalog": PARTNER_ROLE}, read("partner_catalog"))
+    with_id = plan_of(
+        {"partner_catalog": {"role_arn": PARTNER_ROLE, "external_id": "partner-42"}},
+        read("partner_catalog"),
+    )
+    entry = with_id.tables['"partner_catalog"."sales"."orders"']
+    assert "partner-42" in conf_of(entry).values()
+    assert entry["table"] != plain.tables['"partner_catalog"."sales"."orders"']["table"]
+
+
+def test_catalogs_without_a_role_read_as_before_and_unread_entries_are_not_checked():
+    before = plan_of(None, read("supplier_catalog"))
+    after = plan_of(
+        {"partner_catalog": PARTNER_ROLE, "never_read": "not an arn"}, read("supplier_catalog")
+    )
+    assert after.tables == before.tables
+    assert "role" not in after.tables['"supplier_catalog"."sales"."orders"']
+
+
+def test_a_catalog_mapped_to_null_reads_without_a_role():
+    plan = plan_of({"partner_catalog": None}, read("partner_catalog"))
+    assert "role" not in plan.tables['"partner_catalog"."sales"."orders"']
+
+
+def test_two_owners_one_through_a_role_one_through_grants():
+    plan = plan_of(
+        {"partner_catalog": PARTNER_ROLE}, read("partner_catalog"), read("supplier_catalog")
+    )
+    assert "role" in plan.tables['"partner_catalog"."sales"."orders"']
+    supplier = plan.tables['"supplier_catalog"."sales"."orders"']
+    assert supplier["table"] == "`777777777777/sales`.`orders`"
+    assert supplier["detect"] is not None
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("arn:aws:iam::999999999999:user/dbt", "is not an IAM role ARN"),
+        ("999999999999", "is not an IAM role ARN"),
+        ("arn:aws:iam::99999:role/x", "is not an IAM role ARN"),
+        ("arn:aws:iam::777777777777:role/dbt-reader", "of account 777777777777, but catalog"),
+        (42, "neither a role ARN string nor a mapping"),
+        ({"arn": PARTNER_ROLE}, "neither a role ARN string nor a mapping"),
+        ({"role_arn": PARTNER_ROLE, "external_id": "x"}, "external_id 'x', which STS"),
+    ],
+)
+def test_a_bad_role_is_a_compile_error_naming_model_value_and_fix(value, expected):
+    with pytest.raises(CrossAccountCatalogError) as caught:
+        plan_of({"partner_catalog": value}, read("partner_catalog"))
+    text = str(caught.value)
+    assert expected in text
+    assert f"model '{MODEL}'" in text
+    assert "Fix: " in text
+
+
+def test_the_mapping_must_be_a_mapping():
+    with pytest.raises(CrossAccountCatalogError, match="is not a mapping from catalog name"):
+        plan_of("arn:aws:iam::999999999999:role/dbt-reader", read("partner_catalog"))
+
+
+def test_a_hive_source_under_a_role_is_refused_at_compile_time():
+    with pytest.raises(CrossAccountCatalogError) as caught:
+        plan_of({"partner_catalog": PARTNER_ROLE}, read("partner_catalog", table_format="hive"))
+    text = str(caught.value)
+    assert "source('partner_catalog', 'orders'), a Hive table of account 999999999999" in text
+    assert "switch every Glue call of the session to the owner's role" in text
+    assert (
+        "Glue resource policy and bucket policy" in text and "expose the table as Iceberg" in text
+    )
+
+
+def test_runtime_errors_name_the_role():
+    plan = plan_of(
+        {"partner_catalog": {"role_arn": PARTNER_ROLE, "external_id": "ab"}},
+        read("partner_catalog"),
+    )
+    rules = plan.tables['"partner_catalog"."sales"."orders"']["errors"]
+    refused = next(
+        r for r in rules if "is not authorized to perform: sts:AssumeRole" in r["markers"]
+    )
+    assert PARTNER_ROLE in refused["message"] and "'ab'" in refused["message"]
+    # an STS refusal names software.amazon.awssdk.services.sts too: it must not read as
+    # missing classes
+    sts_text = "software.amazon.awssdk.services.sts.model.StsException: User: x is not authorized"
+    missing = next(r for r in rules if roles.ASSUME_ROLE_FACTORY in r["message"])
+    assert not any(m in sts_text for m in missing["markers"])
+
+
+def test_session_names_fit_sts():
+    assert roles.session_name("model.p." + "x" * 100) == "dbt-" + "x" * 60
+    assert roles.session_name("model.p.a b/c") == "dbt-a-b-c"
+
+
+def test_trust_policy_names_the_execution_role_and_external_id():
+    policy = roles.trust_policy("arn:aws:iam::123456789012:role/Exec", "partner-42")
+    statement = policy["Statement"][0]
+    assert statement["Principal"] == {"AWS": "arn:aws:iam::123456789012:role/Exec"}
+    assert statement["Condition"] == {"StringEquals": {"sts:ExternalId": "partner-42"}}
