@@ -36,10 +36,10 @@ import generated_project as G
 import project as P
 from sqlglot import exp
 
-from athena_spark_emulator import athena_sql
 from athena_spark_emulator.cli import child_env, start_emulator
-from athena_spark_emulator.sql import TIME_PARSER
-from athena_spark_emulator.sql_statements import Engine, Statement
+from athena_spark_emulator.sql import TIME_PARSER, translate
+from athena_spark_emulator.sql import syntax as athena_sql
+from athena_spark_emulator.sql.statements import Engine, Statement
 
 TARGETS = {"replay_ratio": 1.5, "translation_median_ms": 2.0}
 
@@ -140,7 +140,7 @@ def direct(emulator: Any, statement: Executed) -> Tuple[float, float]:
                                                              statement.database))
                 for table in athena_sql.tables_read(tree)
             }  # fmt: skip
-            spark_sql = athena_sql.to_spark(tree, views)
+            spark_sql = translate.to_spark(tree, views)
             ready = time.perf_counter()
             spark.sql(spark_sql).collect()
             end = time.perf_counter()
@@ -163,7 +163,7 @@ def translation_ms(texts: List[str], clock: Callable[[], float], repeats: int = 
         athena_sql.statement_kind(tree)
         query = tree if isinstance(tree, exp.Query) else tree.args.get("expression")
         if isinstance(query, exp.Query):  # a select, or a CTAS / insert / view's query
-            athena_sql.to_spark(query, {})
+            translate.to_spark(query, {})
 
     translate(texts[0])  # sqlglot's first call builds its tables
     return [median_ms(lambda t=text: translate(t), repeats, clock) for text in texts]

@@ -46,29 +46,31 @@ def median_ms(fn: Callable[[], object], runs: int = 15) -> float:
 
 
 def translation() -> None:
-    from athena_spark_emulator import athena_sql
+    from athena_spark_emulator.sql import syntax as athena_sql
+    from athena_spark_emulator.sql.translate import to_spark
 
     def translate_all() -> None:
         for text in [*STATEMENTS, CTAS]:
             tree = athena_sql.parse(text)
             athena_sql.statement_kind(tree)
             query = tree.expression if tree.expression is not None else tree
-            athena_sql.to_spark(query, {})
+            to_spark(query, {})
 
     per = median_ms(translate_all, 50) / (len(STATEMENTS) + 1)
     print(f"translation (parse + kind + Spark SQL), median per statement: {per:.2f} ms")
 
 
 def engines(folder: Path) -> None:
-    from athena_spark_emulator import athena_sql
     from athena_spark_emulator.spark_executor import get_spark
+    from athena_spark_emulator.sql import syntax as athena_sql
+    from athena_spark_emulator.sql.translate import to_spark
 
     spark = get_spark()
     rows = [(i, ["DE", "FR", "US"][i % 3], float(i % 97)) for i in range(10_000)]
     frame = spark.createDataFrame(rows, "id bigint, country string, amount double")
     frame.write.mode("overwrite").parquet(str(folder / "t"))
     spark.read.parquet(str(folder / "t")).createOrReplaceTempView("t")
-    spark_sql = [athena_sql.to_spark(athena_sql.parse(s), {}) for s in STATEMENTS]
+    spark_sql = [to_spark(athena_sql.parse(s), {}) for s in STATEMENTS]
     spark_ms = median_ms(lambda: [spark.sql(s).collect() for s in spark_sql]) / len(STATEMENTS)
     print(f"Spark (local[1], warm), median per query statement: {spark_ms:.1f} ms")
     try:

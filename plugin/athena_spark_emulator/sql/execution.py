@@ -2,7 +2,7 @@
 ``GetQueryExecution`` and ``GetQueryResults``.
 
 Every statement sent to an emulator's endpoint is parsed and run by its handler
-(``sql_statements.py``) before ``StartQueryExecution`` returns; moto only keeps the query
+(``statements.py``) before ``StartQueryExecution`` returns; moto only keeps the query
 execution. The query then reports ``SUCCEEDED`` (with the statement type and the rows
 ``GetQueryResults`` pages through, typed as Athena types them) or ``FAILED`` with the
 reason: a statement the emulator cannot translate or run names the statement and the
@@ -20,9 +20,10 @@ import threading
 import time
 from typing import Any, Callable, Dict, Optional
 
-from athena_spark_emulator import athena_sql, sql_statements
 from athena_spark_emulator.backend import EmulatorBackend, current
-from athena_spark_emulator.sql_statements import Engine, Outcome, Statement
+from athena_spark_emulator.sql import statements as sql_statements
+from athena_spark_emulator.sql import syntax
+from athena_spark_emulator.sql.statements import Engine, Outcome, Statement
 
 NEEDS_SPARK = (
     "the emulator's instant executor runs no SQL that reads or writes data: start it with "
@@ -50,11 +51,11 @@ def _context(args: Any, kwargs: Dict[str, Any]) -> Dict[str, Any]:
 
 def run(backend: EmulatorBackend, query: str, context: Dict[str, Any]) -> Outcome:
     """Parse and run one statement on ``backend``'s catalog (raises on failure)."""
-    tree = athena_sql.parse(query)
+    tree = syntax.parse(query)
     statement = Statement(
         query,
         tree,
-        athena_sql.statement_kind(tree),
+        syntax.statement_kind(tree),
         str(context.get("Database") or "default"),
         str(context.get("Catalog") or sql_statements.DEFAULT_CATALOG),
     )
@@ -82,7 +83,7 @@ def run(backend: EmulatorBackend, query: str, context: Dict[str, Any]) -> Outcom
 
 
 def _reason(exc: Exception) -> str:
-    if isinstance(exc, (athena_sql.Untranslatable, sql_statements.QueryFailed)):
+    if isinstance(exc, (syntax.Untranslatable, sql_statements.QueryFailed)):
         return str(exc)
     text = str(exc).strip().splitlines()
     first = text[0] if text else type(exc).__name__

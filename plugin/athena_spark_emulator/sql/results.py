@@ -1,0 +1,62 @@
+"""Results as Athena writes them: the ``GetQueryResults`` column type and text of a Spark
+value (what pyathena and dbt-athena parse). Pure: no Spark session, no moto.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from typing import Any, Optional
+
+_SIMPLE_TYPES = {
+    "StringType": "varchar",
+    "VarcharType": "varchar",
+    "CharType": "varchar",
+    "LongType": "bigint",
+    "IntegerType": "integer",
+    "ShortType": "smallint",
+    "ByteType": "tinyint",
+    "DoubleType": "double",
+    "FloatType": "real",
+    "DecimalType": "decimal",
+    "DateType": "date",
+    "TimestampType": "timestamp",
+    "TimestampNTZType": "timestamp",
+    "BooleanType": "boolean",
+    "ArrayType": "array",
+    "MapType": "map",
+    "StructType": "row",
+    "BinaryType": "varbinary",
+    "NullType": "unknown",
+}
+
+
+def athena_type(spark_type: Any) -> str:
+    """The ``ColumnInfo.Type`` Athena reports for a Spark data type."""
+    return _SIMPLE_TYPES.get(type(spark_type).__name__, spark_type.simpleString())
+
+
+def athena_value(value: Any) -> Optional[str]:
+    """A value as Athena's result text (None: SQL NULL, sent without ``VarCharValue``)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime.datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    if isinstance(value, (datetime.date, decimal.Decimal, int, float, str)):
+        return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return " ".join(f"{b:02x}" for b in value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{athena_value(k)}={_nested(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        if hasattr(value, "asDict"):  # a Spark Row: Athena's row text
+            return athena_value(value.asDict())
+        return "[" + ", ".join(_nested(v) for v in value) + "]"
+    return str(value)
+
+
+def _nested(value: Any) -> str:
+    text = athena_value(value)
+    return "null" if text is None else text
