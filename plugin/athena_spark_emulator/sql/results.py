@@ -42,8 +42,11 @@ def athena_value(value: Any) -> Optional[str]:
         return None
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, datetime.datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    if isinstance(value, datetime.datetime):  # milliseconds, or microseconds when there are any
+        text = value.strftime("%Y-%m-%d %H:%M:%S.%f")
+        return text[:-3] if value.microsecond % 1000 == 0 else text
+    if isinstance(value, datetime.timedelta):  # interval day to second: 1 02:03:04.000
+        return interval_text(value)
     if isinstance(value, (datetime.date, decimal.Decimal, int, float, str)):
         return str(value)
     if isinstance(value, (bytes, bytearray)):
@@ -60,3 +63,14 @@ def athena_value(value: Any) -> Optional[str]:
 def _nested(value: Any) -> str:
     text = athena_value(value)
     return "null" if text is None else text
+
+
+def interval_text(value: datetime.timedelta) -> str:
+    micros = value.days * 86_400_000_000 + value.seconds * 1_000_000 + value.microseconds
+    sign = "-" if micros < 0 else ""
+    micros = abs(micros)
+    days, rest = divmod(micros, 86_400_000_000)
+    hours, rest = divmod(rest, 3_600_000_000)
+    minutes, rest = divmod(rest, 60_000_000)
+    seconds, rest = divmod(rest, 1_000_000)
+    return f"{sign}{days} {hours:02d}:{minutes:02d}:{seconds:02d}.{rest // 1000:03d}"

@@ -96,6 +96,7 @@ class Engine:
         self.catalog = catalog
         self.spark = spark
         self._temp_views: List[str] = []
+        self._schemas: Dict[str, Dict[str, str]] = {}  # view -> {column: Spark type}
 
     def close(self) -> None:
         for view in self._temp_views:
@@ -164,7 +165,9 @@ class Engine:
         views: Dict[int, str] = {}
         for table in syntax.tables_read(query):
             views[id(table)] = self.temp_view(table, statement)
-        return self.spark.sql(translate.to_spark(query, views))
+        frame = self.spark.sql(translate.to_spark(query, views, self._schemas))
+        names = translate.athena_names(frame.columns)
+        return frame if names == frame.columns else frame.toDF(*names)
 
     def temp_view(self, table: exp.Table, statement: Statement) -> str:
         ref = self.table_ref(table, statement, "glue:GetTable")
@@ -178,6 +181,7 @@ class Engine:
         view = f"athena_emulator_{next(_VIEW_IDS)}"
         frame.createOrReplaceTempView(view)
         self._temp_views.append(view)
+        self._schemas[view] = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
         return view
 
     def view_frame(self, ref: TableRef, entry: Dict[str, Any]) -> Any:

@@ -1,0 +1,704 @@
+"""The one table of the Athena SQL the emulator runs: every function, operator, type and
+construct of a query, keyed by its sqlglot node (or, for a function sqlglot keeps as
+``Anonymous``, by its Athena name), each with its Spark form.
+
+An entry either trusts sqlglot's Spark rendering (``same``: checked against Trino's
+documented results in tests/conformance/), or rewrites the node into a Spark expression
+with Athena's (Trino's) semantics (``@rewrites``). What is not in the table is refused:
+the query fails ``NOT_SUPPORTED`` naming the function or construct (translate.py), never
+passed on to Spark to answer with Spark's semantics. Adding a function is one entry here
+plus its documented examples in the conformance corpus.
+
+The statement's Spark session runs with ``spark.sql.ansi.enabled=true`` (execution.py),
+so invalid casts, division by zero, integer and decimal overflow, subscripts out of range
+and missing map keys fail as on Athena; ``try``, ``try_cast`` and ``element_at`` are
+rendered with Spark's ``try_*`` forms, which return NULL as Athena's do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Dict, Optional, Union
+
+from sqlglot import exp
+
+from athena_spark_emulator.sql.spark_forms import (
+    decimal_parts,
+    is_date,
+    is_decimal,
+    is_double,
+    is_integral,
+    is_timestamp,
+    literal_type,
+    call,
+    spark,
+    type_of,
+    wider_integral,
+)
+
+Rewrite = Callable[[exp.Expression], exp.Expression]
+Check = Callable[[exp.Expression], Optional[str]]
+Key = Union[type, str]
+
+
+class Refused(Exception):
+    """A construct the emulator does not run: ``construct`` names it, ``why`` says why."""
+
+    def __init__(self, construct: str, why: str = "") -> None:
+        self.construct = construct
+        self.why = why
+        super().__init__(construct)
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str  # Athena's name for it, as its documentation lists it
+    rewrite: Optional[Rewrite] = None  # None: sqlglot's Spark rendering is Athena's semantics
+    check: Optional[Check] = None  # a reason to refuse one use of it (None: runs)
+
+
+class FunctionTable:
+    def __init__(self) -> None:
+        self.entries: Dict[Key, Entry] = {}
+
+    def _add(self, key: Key, entry: Entry) -> None:
+        if key in self.entries:
+            raise ValueError(f"two entries for {key!r}")
+        self.entries[key] = entry
+
+    def same(self, key: Key, name: str, check: Optional[Check] = None) -> None:
+        """``key`` runs as sqlglot renders it for Spark."""
+        self._add(key.lower() if isinstance(key, str) else key, Entry(name, None, check))
+
+    def rewrites(
+        self, key: Key, name: str, check: Optional[Check] = None
+    ) -> Callable[[Rewrite], Rewrite]:
+        def register(fn: Rewrite) -> Rewrite:
+            self._add(key.lower() if isinstance(key, str) else key, Entry(name, fn, check))
+            return fn
+
+        return register
+
+    def find(self, node: exp.Expression) -> Optional[Entry]:
+        if isinstance(node, exp.Anonymous):
+            return self.entries.get(str(node.name).lower())
+        return self.entries.get(type(node))
+
+    def names(self) -> list:
+        return sorted({e.name for e in self.entries.values()})
+
+
+TABLE = FunctionTable()
+same, rewrites = TABLE.same, TABLE.rewrites
+
+# ---- the shape of a query (no semantics of their own) ------------------------------------
+for _cls in (
+    exp.Select,
+    exp.From,
+    exp.Table,
+    exp.TableAlias,
+    exp.Subquery,
+    exp.With,
+    exp.CTE,
+    exp.Union,
+    exp.Intersect,
+    exp.Except,
+    exp.Values,
+    exp.Tuple,
+    exp.Where,
+    exp.Group,
+    exp.Having,
+    exp.Order,
+    exp.Ordered,
+    exp.Limit,
+    exp.Offset,
+    exp.Distinct,
+    exp.Column,
+    exp.Identifier,
+    exp.Star,
+    exp.Alias,
+    exp.Literal,
+    exp.Null,
+    exp.Boolean,
+    exp.Paren,
+    exp.Window,
+    exp.WindowSpec,
+    exp.Var,
+    exp.Exists,
+    exp.Lambda,
+    exp.DataTypeParam,
+    exp.Dot,
+    exp.Cube,
+    exp.Rollup,
+    exp.GroupingSets,
+    exp.Interval,
+):
+    same(_cls, _cls.__name__.lower())
+
+
+def _join_check(node: exp.Expression) -> Optional[str]:
+    kind = str(node.args.get("kind") or "").upper()
+    if kind and kind not in ("INNER", "CROSS", "OUTER"):
+        return f"{kind} JOIN"
+    return None
+
+
+same(exp.Join, "join", _join_check)
+
+
+def _fetch_check(node: exp.Expression) -> Optional[str]:
+    options = node.args.get("limit_options")
+    if options is not None and options.args.get("percent"):
+        return "FETCH FIRST ... PERCENT"
+    return None
+
+
+@rewrites(exp.Fetch, "fetch first", _fetch_check)
+def fetch(node: exp.Expression) -> exp.Expression:
+    options = node.args.get("limit_options")
+    if options is not None and options.args.get("with_ties"):
+        raise Refused("FETCH FIRST ... WITH TIES")
+    return exp.Limit(expression=node.args.get("count") or exp.Literal.number(1))
+
+
+same(exp.LimitOptions, "fetch first")
+
+# ---- operators ------------------------------------------------------------------------------
+for _cls, _name in (
+    (exp.EQ, "="),
+    (exp.NEQ, "<>"),
+    (exp.GT, ">"),
+    (exp.GTE, ">="),
+    (exp.LT, "<"),
+    (exp.LTE, "<="),
+    (exp.And, "and"),
+    (exp.Or, "or"),
+    (exp.Not, "not"),
+    (exp.Is, "is"),
+    (exp.In, "in"),
+    (exp.Between, "between"),
+    (exp.Like, "like"),
+    (exp.NullSafeEQ, "is not distinct from"),
+    (exp.NullSafeNEQ, "is distinct from"),
+    (exp.Neg, "unary -"),
+    (exp.Add, "+"),
+    (exp.Sub, "-"),
+    (exp.Mul, "*"),
+    (exp.Mod, "%"),
+    (exp.Case, "case"),
+    (exp.If, "if"),
+    (exp.Coalesce, "coalesce"),
+):
+    same(_cls, _name)
+
+
+@rewrites(exp.Div, "/")
+def divide(node: exp.Expression) -> exp.Expression:
+    """Trino's division: integer operands divide as integers (truncating), decimals as
+    decimals with scale max(s1, s2), rounded half up; anything else as doubles."""
+    left, right = type_of(node.this), type_of(node.expression)
+    if is_integral(left) and is_integral(right):
+        kind = wider_integral(left, right)  # type: ignore[arg-type]
+        out = spark("CAST(_0 DIV _1 AS BIGINT)", node.this, node.expression)
+        assert isinstance(out.this, exp.IntDiv)
+        out.set("to", kind)
+        out.type = kind
+        return out
+    if is_double(left) or is_double(right):
+        return spark("CAST(_0 AS DOUBLE) / _1", node.this, node.expression)
+    dleft = decimal_parts(left) if left is not None else None
+    dright = decimal_parts(right) if right is not None else None
+    if dleft and dright and (is_decimal(left) or is_decimal(right)):
+        (p1, s1), (p2, s2) = dleft, dright
+        scale = max(s1, s2)
+        precision = min(38, p1 + s2 + max(0, s2 - s1))
+        kind = exp.DataType.build(f"decimal({precision},{scale})")
+        out = spark("CAST(_0 / _1 AS DECIMAL(38, 0))", node.this, node.expression)
+        out.set("to", kind)
+        out.type = kind
+        return out
+    if left is not None and right is not None and (is_double(left) or is_double(right)):
+        return node
+    raise Refused(
+        f"the division {node.sql('athena')}",
+        "the emulator cannot tell its operands' types, and Athena divides integers as "
+        "integers and decimals as decimals",
+    )
+
+
+@rewrites(exp.DPipe, "||")
+def concat_operator(node: exp.Expression) -> exp.Expression:
+    left, right = type_of(node.this), type_of(node.expression)
+    arrays = [k is not None and k.this == exp.DataType.Type.ARRAY for k in (left, right)]
+    if arrays[0] and arrays[1]:
+        return spark("concat(_0, _1)", node.this, node.expression)
+    if arrays[0]:
+        return spark("concat(_0, array(_1))", node.this, node.expression)
+    if arrays[1]:
+        return spark("concat(array(_0), _1)", node.this, node.expression)
+    if left is None or right is None:
+        raise Refused(f"the operator || in {node.sql('athena')}", "operand types unknown")
+    return spark("concat(_0, _1)", node.this, node.expression)
+
+
+# ---- types and casts ------------------------------------------------------------------------
+T = exp.DataType.Type
+CASTABLE = {
+    T.BOOLEAN,
+    T.TINYINT,
+    T.SMALLINT,
+    T.INT,
+    T.BIGINT,
+    T.FLOAT,
+    T.DOUBLE,
+    T.DECIMAL,
+    T.VARCHAR,
+    T.CHAR,
+    T.TEXT,
+    T.DATE,
+    T.TIMESTAMP,
+    T.ARRAY,
+    T.MAP,
+}
+
+
+def _type_check(node: exp.Expression) -> Optional[str]:
+    if node.this not in CASTABLE:
+        return f"the type {node.sql('athena')}"
+    if node.this == T.TIMESTAMP and node.expressions:
+        precision = int(node.expressions[0].this.this)
+        if precision > 6:
+            return f"the type {node.sql('athena')} (precision 6 at most: Spark keeps microseconds)"
+    for child in node.expressions:
+        if isinstance(child, exp.DataType):
+            reason = _type_check(child)
+            if reason:
+                return reason
+    return None
+
+
+same(exp.DataType, "type", _type_check)
+
+_DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+)(?:\.(\d*))?\s*$")
+
+
+def _cast(node: exp.Expression, safe: bool) -> exp.Expression:
+    target = node.to
+    value = node.this
+    source = type_of(value)
+    if target.this == T.DECIMAL and not target.expressions:
+        literal = isinstance(value, exp.Literal) and value.is_string
+        match = _DECIMAL_TEXT.match(value.this) if literal else None
+        if match:  # DECIMAL '1.50': decimal(3,2), its precision and scale from the text
+            kind = literal_type(match.group(0).strip().lstrip("+-"))
+            if not is_decimal(kind):
+                kind = exp.DataType.build(f"decimal({max(len(match.group(1)), 1)},0)")
+        else:
+            kind = exp.DataType.build("decimal(38,0)")
+        target = kind
+    if target.this in (T.VARCHAR, T.CHAR, T.TEXT) and (is_timestamp(source)):
+        digits = 3
+        if source is not None and source.expressions:
+            digits = max(3, int(source.expressions[0].this.this))
+        fmt = "yyyy-MM-dd HH:mm:ss." + "S" * digits
+        return spark(f"date_format(_0, '{fmt}')", value)
+    if target.this in (T.VARCHAR, T.CHAR, T.TEXT) and is_double(source):
+        raise Refused(f"cast of a double to varchar ({node.sql('athena')})")
+    if is_integral(target) and (is_double(source) or is_decimal(source)):
+        value = spark("round(_0)", value)
+    if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
+        target = exp.DataType.build("string")
+    if target.this == T.TIMESTAMP:
+        precision = int(target.expressions[0].this.this) if target.expressions else 3
+        literal = isinstance(value, exp.Literal) and value.is_string
+        if not literal and precision < 6:
+            source_digits = 6
+            if is_timestamp(source) and source is not None and source.expressions:
+                source_digits = int(source.expressions[0].this.this)
+            elif is_date(source):
+                source_digits = 0
+            elif source is not None and not is_timestamp(source):
+                source_digits = 6 if source.this in (T.VARCHAR, T.TEXT, T.CHAR) else 0
+            if source_digits > precision:  # Trino rounds to the target's precision, half up
+                out = spark(
+                    f"timestamp_micros(CAST(round(unix_micros(CAST(_0 AS TIMESTAMP)), "
+                    f"{precision - 6}) AS BIGINT))",
+                    value,
+                )
+                out.type = node.to
+                return out
+        target = exp.DataType.build("timestamp")
+    out = exp.TryCast(this=value, to=target, safe=True) if safe else exp.Cast(this=value, to=target)
+    out.type = target
+    return out
+
+
+@rewrites(exp.Cast, "cast")
+def cast(node: exp.Expression) -> exp.Expression:
+    return _cast(node, safe=False)
+
+
+@rewrites(exp.TryCast, "try_cast")
+def try_cast(node: exp.Expression) -> exp.Expression:
+    return _cast(node, safe=True)
+
+
+# try(expr): NULL where Athena's expr fails. Under ANSI mode the Spark forms (already
+# translated: the table's rewrites run children first) that can fail are replaced inside it
+# by forms that return NULL instead.
+def _safe(inner: exp.Expression) -> exp.Expression:
+    if type(inner) is exp.Cast:
+        return exp.TryCast(this=inner.this, to=inner.to, safe=True)
+    if isinstance(inner, exp.IntDiv):
+        return spark("CASE WHEN _1 = 0 THEN NULL ELSE _0 DIV _1 END", inner.this, inner.expression)
+    if isinstance(inner, exp.Div):
+        return spark("try_divide(_0, _1)", inner.this, inner.expression)
+    if isinstance(inner, exp.Add):
+        return spark("try_add(_0, _1)", inner.this, inner.expression)
+    if isinstance(inner, exp.Sub):
+        return spark("try_subtract(_0, _1)", inner.this, inner.expression)
+    if isinstance(inner, exp.Mul):
+        return spark("try_multiply(_0, _1)", inner.this, inner.expression)
+    if isinstance(inner, exp.Anonymous) and str(inner.name).lower() == "element_at":
+        return exp.Anonymous(this="try_element_at", expressions=inner.expressions)
+    if isinstance(inner, exp.Anonymous) and str(inner.name).lower() == "raise_error":
+        return exp.Null()
+    if isinstance(inner, exp.StrToTime):  # rendered TO_TIMESTAMP(x, '<Spark pattern>')
+        pattern = re.findall(r"'((?:[^']|'')*)'\)$", inner.sql("spark"))
+        if pattern:
+            return call("try_to_timestamp", inner.this, exp.Literal.string(pattern[-1]))
+    return inner
+
+
+@rewrites(exp.Try, "try")
+def try_(node: exp.Expression) -> exp.Expression:
+    return node.this.transform(_safe)
+
+
+# ---- comparison / conditional functions -------------------------------------------------------
+def _null_if_any(node: exp.Expression, name: str) -> exp.Expression:
+    args = [node.this, *node.expressions]
+    test = " OR ".join(f"_{i} IS NULL" for i in range(len(args)))
+    holes = ", ".join(f"_{i}" for i in range(len(args)))
+    return spark(f"CASE WHEN {test} THEN NULL ELSE {name}({holes}) END", *args)
+
+
+@rewrites(exp.Greatest, "greatest")
+def greatest(node: exp.Expression) -> exp.Expression:
+    return _null_if_any(node, "greatest")
+
+
+@rewrites(exp.Least, "least")
+def least(node: exp.Expression) -> exp.Expression:
+    return _null_if_any(node, "least")
+
+
+same(exp.Nullif, "nullif")
+
+# ---- aggregates ---------------------------------------------------------------------------
+for _cls, _name in (
+    (exp.Count, "count"),
+    (exp.Sum, "sum"),
+    (exp.Min, "min"),
+    (exp.Max, "max"),
+    (exp.CountIf, "count_if"),
+    (exp.LogicalOr, "bool_or"),
+    (exp.LogicalAnd, "bool_and"),
+    (exp.AnyValue, "arbitrary"),
+):
+    same(_cls, _name)
+
+
+def _struct_fields(values: list) -> str:
+    return ", ".join(f"_{i} AS k{i}" for i in range(len(values)))
+
+
+def _ordered_list(value: exp.Expression, order: Optional[exp.Expression]) -> exp.Expression:
+    """Spark's collect_list keeps no order and drops NULLs; Trino's array_agg keeps both:
+    collect (value, order keys) structs, sort them by the keys, keep the values; NULL when
+    there are no rows, as Trino's."""
+    keys = [o for o in (order.expressions if order is not None else [])]
+    holes = [value, *[k.this for k in keys]]
+    packed = f"collect_list(named_struct({', '.join(f'{chr(39)}k{i}{chr(39)}, _{i}' for i in range(len(holes)))}))"
+    if keys:
+        compare = []
+        for i, key in enumerate(keys, start=1):
+            desc = bool(key.args.get("desc"))
+            nulls_first = bool(key.args.get("nulls_first"))
+            lt, gt = ("1", "-1") if desc else ("-1", "1")
+            nf, nl = ("-1", "1") if nulls_first else ("1", "-1")
+            compare.append(
+                f"CASE WHEN l.k{i} IS NULL AND r.k{i} IS NULL THEN 0 "
+                f"WHEN l.k{i} IS NULL THEN {nf} WHEN r.k{i} IS NULL THEN {nl} "
+                f"WHEN l.k{i} < r.k{i} THEN {lt} WHEN l.k{i} > r.k{i} THEN {gt} ELSE 0 END"
+            )
+        chain = compare[-1]
+        for part in reversed(compare[:-1]):
+            chain = f"CASE WHEN ({part}) <> 0 THEN ({part}) ELSE ({chain}) END"
+        packed = f"array_sort({packed}, (l, r) -> {chain})"
+    text = f"CASE WHEN count(1) = 0 THEN NULL ELSE transform({packed}, s -> s.k0) END"
+    return spark(text, *holes)
+
+
+@rewrites(exp.ArrayAgg, "array_agg")
+def array_agg(node: exp.Expression) -> exp.Expression:
+    this = node.this
+    if isinstance(this, exp.Order):
+        return _ordered_list(this.this, this)
+    if isinstance(this, exp.Distinct):
+        raise Refused("array_agg(DISTINCT ...)")
+    return _ordered_list(this, None)
+
+
+# ---- dates and times ------------------------------------------------------------------------
+UNITS = {
+    "millisecond": "MILLISECOND",
+    "second": "SECOND",
+    "minute": "MINUTE",
+    "hour": "HOUR",
+    "day": "DAY",
+    "week": "WEEK",
+    "month": "MONTH",
+    "quarter": "QUARTER",
+    "year": "YEAR",
+}
+DATE_UNITS = ("day", "week", "month", "quarter", "year")
+
+
+def _unit(node: exp.Expression) -> str:
+    unit = node.args.get("unit")
+    text = (unit.name if unit is not None else "day").lower()
+    if text not in UNITS:
+        raise Refused(f"the unit '{text}' of {node.sql('athena')}")
+    return text
+
+
+def _temporal(node: exp.Expression, arg: exp.Expression) -> str:
+    kind = type_of(arg)
+    if is_date(kind):
+        return "date"
+    if is_timestamp(kind):
+        return "timestamp"
+    raise Refused(
+        f"{node.sql('athena')}", "the emulator cannot tell whether its argument is a date or a "
+    "timestamp"
+    )
+
+
+@rewrites(exp.DateAdd, "date_add")
+def date_add(node: exp.Expression) -> exp.Expression:
+    unit = _unit(node)
+    kind = _temporal(node, node.this)
+    if kind == "date":
+        if unit not in DATE_UNITS:
+            raise Refused(f"date_add('{unit}', ...) of a date", "Athena fails it")
+        months = {"month": 1, "quarter": 3, "year": 12}
+        if unit in months:
+            out = spark(f"add_months(_0, CAST(_1 AS INT) * {months[unit]})", node.this, node.expression)
+        else:
+            days = 7 if unit == "week" else 1
+            out = spark(f"date_add(_0, CAST(_1 AS INT) * {days})", node.this, node.expression)
+        out.type = exp.DataType.build("date")
+        return out
+    out = call("timestampadd", exp.var(UNITS[unit]), node.expression, node.this)
+    out.type = type_of(node.this)
+    return out
+
+
+@rewrites(exp.DateDiff, "date_diff")
+def date_diff(node: exp.Expression) -> exp.Expression:
+    unit = _unit(node)
+    _temporal(node, node.this)
+    _temporal(node, node.expression)
+    return call(
+        "timestampdiff",
+        exp.var(UNITS[unit]),
+        spark("CAST(_0 AS TIMESTAMP)", node.expression),
+        spark("CAST(_0 AS TIMESTAMP)", node.this),
+    )
+
+
+def _trunc(node: exp.Expression, value: exp.Expression) -> exp.Expression:
+    unit = _unit(node)
+    kind = _temporal(node, value)
+    if kind == "date":
+        if unit not in DATE_UNITS:
+            raise Refused(f"date_trunc('{unit}', ...) of a date", "Athena fails it")
+        out = spark(f"CAST(date_trunc('{UNITS[unit]}', _0) AS DATE)", value)
+        out.type = exp.DataType.build("date")
+        return out
+    out = spark(f"date_trunc('{UNITS[unit]}', _0)", value)
+    out.type = type_of(value)
+    return out
+
+
+@rewrites(exp.TimestampTrunc, "date_trunc")
+def date_trunc(node: exp.Expression) -> exp.Expression:
+    return _trunc(node, node.this)
+
+
+@rewrites(exp.DateTrunc, "date_trunc ")
+def date_trunc_date(node: exp.Expression) -> exp.Expression:
+    return _trunc(node, node.this)
+
+
+@rewrites(exp.DayOfWeekIso, "day_of_week")
+def day_of_week(node: exp.Expression) -> exp.Expression:
+    return spark("weekday(_0) + 1", node.this)
+
+
+for _cls, _name, _spark in (
+    (exp.Year, "year", "year"),
+    (exp.Month, "month", "month"),
+    (exp.Day, "day", "day"),
+    (exp.Quarter, "quarter", "quarter"),
+    (exp.DayOfYear, "day_of_year", "dayofyear"),
+):
+
+    def _part(node: exp.Expression, fn: str = _spark) -> exp.Expression:
+        out = spark(f"{fn}(_0)", node.this)
+        return out
+
+    rewrites(_cls, _name)(_part)
+
+same(exp.CurrentDate, "current_date")
+same(exp.CurrentTimestamp, "current_timestamp")
+same(exp.LastDay, "last_day_of_month")
+
+
+_FORMAT_LITERAL = re.compile(r"(?<!%)([A-Za-z]+)")
+
+
+def _quote_format_letters(node: exp.Expression) -> exp.Expression:
+    """A literal letter in a date format (``%Y-%m-%dT%H``) quoted (``'T'``), as Spark's
+    datetime patterns need (sqlglot translates the ``%`` codes when it renders)."""
+    fmt = node.args.get("format")
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        raise Refused(f"{node.sql('athena')} with a format that is not a literal")
+    node.set("format", exp.Literal.string(_FORMAT_LITERAL.sub(r"'\1'", fmt.this)))
+    return node
+
+
+rewrites(exp.StrToTime, "date_parse")(_quote_format_letters)
+rewrites(exp.TimeToStr, "date_format")(_quote_format_letters)
+
+
+@rewrites("hour", "hour")
+def hour(node: exp.Expression) -> exp.Expression:
+    return spark("hour(_0)", *node.expressions)
+
+
+@rewrites("minute", "minute")
+def minute(node: exp.Expression) -> exp.Expression:
+    return spark("minute(_0)", *node.expressions)
+
+
+@rewrites("second", "second")
+def second(node: exp.Expression) -> exp.Expression:
+    return spark("CAST(second(_0) AS BIGINT)", *node.expressions)
+
+
+@rewrites("to_milliseconds", "to_milliseconds")
+def to_milliseconds(node: exp.Expression) -> exp.Expression:
+    [value] = node.expressions
+    return spark("unix_millis(TIMESTAMP '1970-01-01 00:00:00' + _0)", value)
+
+
+@rewrites(exp.TimeToUnix, "to_unixtime")
+def to_unixtime(node: exp.Expression) -> exp.Expression:
+    return spark("unix_micros(CAST(_0 AS TIMESTAMP)) / 1000000D", node.this)
+
+
+# ---- numbers --------------------------------------------------------------------------------
+for _cls, _name in (
+    (exp.Abs, "abs"),
+    (exp.Sqrt, "sqrt"),
+    (exp.Exp, "exp"),
+    (exp.Ln, "ln"),
+):
+    same(_cls, _name)
+
+
+@rewrites(exp.Log, "log10")
+def log(node: exp.Expression) -> exp.Expression:
+    base = node.this
+    if isinstance(base, exp.Literal) and base.this in ("10", "2"):
+        return call(f"log{base.this}", node.expression)
+    raise Refused(f"log(b, x) ({node.sql('athena')})")
+
+
+# ---- strings --------------------------------------------------------------------------------
+for _cls, _name in (
+    (exp.Upper, "upper"),
+    (exp.Lower, "lower"),
+    (exp.Length, "length"),
+    (exp.Concat, "concat"),
+    (exp.Reverse, "reverse"),
+):
+    same(_cls, _name)
+
+
+@rewrites(exp.Replace, "replace")
+def replace(node: exp.Expression) -> exp.Expression:
+    return node
+
+
+@rewrites(exp.StrPosition, "strpos")
+def strpos(node: exp.Expression) -> exp.Expression:
+    if node.args.get("position") is not None or node.args.get("occurrence") is not None:
+        raise Refused(f"strpos with an instance ({node.sql('athena')})")
+    return spark("locate(_1, _0)", node.this, node.args["substr"])
+
+
+@rewrites(exp.Substring, "substr")
+def substr(node: exp.Expression) -> exp.Expression:
+    start = node.args.get("start")
+    length = node.args.get("length")
+    if length is None:
+        return spark("substring(_0, _1)", node.this, start)
+    return spark("substring(_0, _1, _2)", node.this, start, length)
+
+
+@rewrites(exp.SplitPart, "split_part")
+def split_part(node: exp.Expression) -> exp.Expression:
+    delimiter = node.args["delimiter"]
+    if not (isinstance(delimiter, exp.Literal) and delimiter.is_string and delimiter.this):
+        raise Refused(f"split_part with a delimiter that is not a literal ({node.sql('athena')})")
+    pattern = exp.Literal.string(re.escape(delimiter.this))
+    index = node.args["part_index"]
+    parts = call("try_element_at", spark("split(_0, _1, -1)", node.this, pattern), index)
+    return spark(
+        "CASE WHEN _0 < 1 THEN raise_error('Index must be greater than zero') ELSE _1 END",
+        index,
+        parts,
+    )
+
+
+# ---- arrays -----------------------------------------------------------------------------------
+same(exp.Array, "array")
+same(exp.ArraySize, "cardinality")
+same(exp.ArrayContains, "contains")
+
+
+@rewrites(exp.ArrayToString, "array_join")
+def array_join(node: exp.Expression) -> exp.Expression:
+    if node.args.get("null") is not None:
+        return spark("array_join(_0, _1, _2)", node.this, node.expression, node.args["null"])
+    return spark("array_join(_0, _1)", node.this, node.expression)
+
+
+@rewrites(exp.Bracket, "subscript")
+def subscript(node: exp.Expression) -> exp.Expression:
+    [index] = node.expressions
+    if node.args.get("safe"):  # element_at: NULL past the end or for a missing key
+        return call("try_element_at", node.this, index)
+    return call("element_at", node.this, index)
+
+
+@rewrites(exp.Unnest, "unnest")
+def unnest(node: exp.Expression) -> exp.Expression:
+    return node  # the join around it renders it (translate.unnest_joins)
+
+
+__all__ = ["TABLE", "Entry", "Refused", "FunctionTable"]
