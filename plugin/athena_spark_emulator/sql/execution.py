@@ -120,6 +120,9 @@ def _reason(exc: Exception) -> str:
     text = str(exc).strip().splitlines()
     first = text[0] if text else type(exc).__name__
     match = re.search(r"\[([A-Z_]+)[\].]", first)
+    cast = re.search(r'The value (.*) of the type "[A-Z]+" cannot be cast to "(\w+)"', first)
+    if cast:  # Athena's wording
+        return f"INVALID_CAST_ARGUMENT: Cannot cast {cast.group(1)} to {cast.group(2)}"
     if match and match.group(1) in ATHENA_ERRORS:
         return f"{ATHENA_ERRORS[match.group(1)]}: {first}"
     return f"{type(exc).__name__}: {first}"

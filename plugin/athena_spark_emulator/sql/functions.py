@@ -105,7 +105,6 @@ for _cls in (
     exp.Intersect,
     exp.Except,
     exp.Values,
-    exp.Tuple,
     exp.Where,
     exp.Group,
     exp.Having,
@@ -135,6 +134,24 @@ for _cls in (
     exp.Interval,
 ):
     same(_cls, _cls.__name__.lower())
+
+
+def _tuple_check(node: exp.Expression) -> Optional[str]:
+    if isinstance(node.parent, exp.Values):
+        return None
+    return f"the row constructor {node.sql('athena')} (Spark names a row's fields)"
+
+
+same(exp.Tuple, "values row", _tuple_check)
+
+
+def _no_lambda(node: exp.Expression) -> Optional[str]:
+    if any(isinstance(a, exp.Lambda) for a in node.args.values()):
+        return f"{node.sql('athena')} with a lambda"
+    return None
+
+
+same(exp.RegexpReplace, "regexp_replace", _no_lambda)
 
 
 def _join_check(node: exp.Expression) -> Optional[str]:
@@ -237,7 +254,12 @@ def concat_operator(node: exp.Expression) -> exp.Expression:
         return spark("concat(_0, array(_1))", node.this, node.expression)
     if arrays[1]:
         return spark("concat(array(_0), _1)", node.this, node.expression)
-    if left is None or right is None:
+    strings = [
+        (isinstance(n, exp.Literal) and n.is_string)
+        or (k is not None and k.this in (T.VARCHAR, T.TEXT, T.CHAR))
+        for n, k in ((node.this, left), (node.expression, right))
+    ]
+    if not any(strings):
         raise Refused(f"the operator || in {node.sql('athena')}", "operand types unknown")
     return spark("concat(_0, _1)", node.this, node.expression)
 
@@ -365,9 +387,10 @@ def _safe(inner: exp.Expression) -> exp.Expression:
     if isinstance(inner, exp.Anonymous) and str(inner.name).lower() == "raise_error":
         return exp.Null()
     if isinstance(inner, exp.StrToTime):  # rendered TO_TIMESTAMP(x, '<Spark pattern>')
-        pattern = re.findall(r"'((?:[^']|'')*)'\)$", inner.sql("spark"))
+        pattern = re.search(r"'((?:[^'\\]|\\.)*)'\)$", inner.sql("spark"))
         if pattern:
-            return call("try_to_timestamp", inner.this, exp.Literal.string(pattern[-1]))
+            text = re.sub(r"\\(.)", r"\1", pattern.group(1))
+            return call("try_to_timestamp", inner.this, exp.Literal.string(text))
     return inner
 
 
@@ -584,16 +607,6 @@ rewrites(exp.StrToTime, "date_parse")(_quote_format_letters)
 rewrites(exp.TimeToStr, "date_format")(_quote_format_letters)
 
 
-@rewrites("hour", "hour")
-def hour(node: exp.Expression) -> exp.Expression:
-    return spark("hour(_0)", *node.expressions)
-
-
-@rewrites("minute", "minute")
-def minute(node: exp.Expression) -> exp.Expression:
-    return spark("minute(_0)", *node.expressions)
-
-
 @rewrites("second", "second")
 def second(node: exp.Expression) -> exp.Expression:
     return spark("CAST(second(_0) AS BIGINT)", *node.expressions)
@@ -690,15 +703,92 @@ def array_join(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.Bracket, "subscript")
 def subscript(node: exp.Expression) -> exp.Expression:
-    [index] = node.expressions
-    if node.args.get("safe"):  # element_at: NULL past the end or for a missing key
+    """``a[i]`` / ``m[k]`` fail out of range or for a missing key (ANSI mode); sqlglot has
+    made an array index 0-based for Spark's ``[]``. ``element_at`` is NULL there."""
+    if node.args.get("safe"):
+        [index] = node.expressions
         return call("try_element_at", node.this, index)
-    return call("element_at", node.this, index)
+    return node
 
 
 @rewrites(exp.Unnest, "unnest")
 def unnest(node: exp.Expression) -> exp.Expression:
     return node  # the join around it renders it (translate.unnest_joins)
 
+
+# ---- verified as sqlglot renders them (Spark's function has Trino's semantics) ---------------
+for _cls, _name in (
+    (exp.RegexpLike, "regexp_like"),
+    (exp.RegexpExtract, "regexp_extract"),
+    (exp.RegexpExtractAll, "regexp_extract_all"),
+    (exp.RegexpCount, "regexp_count"),
+    (exp.Translate, "translate"),
+    (exp.ConcatWs, "concat_ws"),
+    (exp.Pad, "lpad"),
+    (exp.StartsWith, "starts_with"),
+    (exp.Chr, "chr"),
+    (exp.Levenshtein, "levenshtein_distance"),
+    (exp.ArrayFilter, "filter"),
+    (exp.Transform, "transform"),
+    (exp.ArraySort, "array_sort"),
+    (exp.Reduce, "reduce"),
+    (exp.Map, "map"),
+    (exp.MapFromEntries, "map_from_entries"),
+    (exp.MapKeys, "map_keys"),
+    (exp.ArrayDistinct, "array_distinct"),
+    (exp.ArrayMax, "array_max"),
+    (exp.ArrayMin, "array_min"),
+    (exp.ArrayPosition, "array_position"),
+    (exp.ArrayRemove, "array_remove"),
+    (exp.ArraySlice, "slice"),
+    (exp.GenerateSeries, "sequence"),
+    (exp.Flatten, "flatten"),
+    (exp.ArrayIntersect, "array_intersect"),
+    (exp.ArrayExcept, "array_except"),
+    (exp.Pow, "power"),
+    (exp.Round, "round"),
+    (exp.Pi, "pi"),
+    (exp.Cbrt, "cbrt"),
+    (exp.Degrees, "degrees"),
+    (exp.Radians, "radians"),
+    (exp.IsNan, "is_nan"),
+    (exp.Stddev, "stddev"),
+    (exp.StddevSamp, "stddev_samp"),
+    (exp.StddevPop, "stddev_pop"),
+    (exp.Variance, "variance"),
+    (exp.VariancePop, "var_pop"),
+    (exp.Avg, "avg"),
+    (exp.ArgMax, "max_by"),
+    (exp.ArgMin, "min_by"),
+    (exp.ApproxDistinct, "approx_distinct"),
+    (exp.RowNumber, "row_number"),
+    (exp.Rank, "rank"),
+    (exp.DenseRank, "dense_rank"),
+    (exp.Lag, "lag"),
+    (exp.Lead, "lead"),
+    (exp.FirstValue, "first_value"),
+    (exp.LastValue, "last_value"),
+    (exp.NthValue, "nth_value"),
+    (exp.PercentRank, "percent_rank"),
+    (exp.CumeDist, "cume_dist"),
+    (exp.Ntile, "ntile"),
+    (exp.Hour, "hour"),
+    (exp.Minute, "minute"),
+    (exp.DayOfMonth, "day_of_month"),
+    (exp.WeekOfYear, "week"),
+    (exp.Trim, "trim"),
+):
+    same(_cls, _name)
+for _name in (
+    "transform_keys",
+    "transform_values",
+    "zip_with",
+    "map_filter",
+    "map_zip_with",
+    "map_values",
+    "array_union",
+    "arrays_overlap",
+):
+    same(_name, _name)
 
 __all__ = ["TABLE", "Entry", "Refused", "FunctionTable"]

@@ -28,6 +28,8 @@ _SIMPLE_TYPES = {
     "StructType": "row",
     "BinaryType": "varbinary",
     "NullType": "unknown",
+    "DayTimeIntervalType": "interval day to second",
+    "YearMonthIntervalType": "interval year to month",
 }
 
 
@@ -36,10 +38,14 @@ def athena_type(spark_type: Any) -> str:
     return _SIMPLE_TYPES.get(type(spark_type).__name__, spark_type.simpleString())
 
 
-def athena_value(value: Any) -> Optional[str]:
-    """A value as Athena's result text (None: SQL NULL, sent without ``VarCharValue``)."""
+def athena_value(value: Any, spark_type: str = "") -> Optional[str]:
+    """A value as Athena's result text (None: SQL NULL, sent without ``VarCharValue``);
+    ``spark_type`` is the class name of the column's Spark type, where it matters."""
     if value is None:
         return None
+    if spark_type == "YearMonthIntervalType" and isinstance(value, int):
+        sign = "-" if value < 0 else ""
+        return f"{sign}{abs(value) // 12}-{abs(value) % 12}"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, datetime.datetime):  # milliseconds, or microseconds when there are any

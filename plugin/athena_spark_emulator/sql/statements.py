@@ -259,8 +259,12 @@ def glue_columns(schema: Any, skip: Sequence[str] = ()) -> List[Tuple[str, str]]
 def result_of(frame: Any) -> Outcome:
     rows = frame.collect()
     columns = [(f.name.lower(), results.athena_type(f.dataType)) for f in frame.schema.fields]
+    kinds = [type(f.dataType).__name__ for f in frame.schema.fields]
     return Outcome(
-        "DML", columns, [[results.athena_value(v) for v in row] for row in rows], len(rows)
+        "DML",
+        columns,
+        [[results.athena_value(v, k) for v, k in zip(row, kinds)] for row in rows],
+        len(rows),
     )
 
 
