@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Union
+from typing import Any, Callable, Dict, Optional, Union
 
 from sqlglot import exp
 
 from athena_spark_emulator.sql.spark_forms import (
+    call,
     decimal_parts,
     is_date,
     is_decimal,
@@ -31,7 +32,6 @@ from athena_spark_emulator.sql.spark_forms import (
     is_integral,
     is_timestamp,
     literal_type,
-    call,
     spark,
     type_of,
     wider_integral,
@@ -80,7 +80,7 @@ class FunctionTable:
 
         return register
 
-    def find(self, node: exp.Expression) -> Optional[Entry]:
+    def find(self, node: Any) -> Optional[Entry]:
         if isinstance(node, exp.Anonymous):
             return self.entries.get(str(node.name).lower())
         return self.entries.get(type(node))
@@ -91,6 +91,8 @@ class FunctionTable:
 
 TABLE = FunctionTable()
 same, rewrites = TABLE.same, TABLE.rewrites
+_cls: Any
+_name: str
 
 # ---- the shape of a query (no semantics of their own) ------------------------------------
 for _cls in (
@@ -227,7 +229,7 @@ def divide(node: exp.Expression) -> exp.Expression:
     dleft = decimal_parts(left) if left is not None else None
     dright = decimal_parts(right) if right is not None else None
     if dleft and dright and (is_decimal(left) or is_decimal(right)):
-        (p1, s1), (p2, s2) = dleft, dright
+        (p1, s1), (_p2, s2) = dleft, dright
         scale = max(s1, s2)
         precision = min(38, p1 + s2 + max(0, s2 - s1))
         kind = exp.DataType.build(f"decimal({precision},{scale})")
@@ -305,20 +307,54 @@ same(exp.DataType, "type", _type_check)
 _DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+)(?:\.(\d*))?\s*$")
 
 
-def _cast(node: exp.Expression, safe: bool) -> exp.Expression:
+def _bare_decimal(value: exp.Expression) -> exp.DataType:
+    """``DECIMAL '1.50'`` is decimal(3,2), its precision and scale from the text; any other
+    bare DECIMAL is Trino's decimal(38,0)."""
+    literal = isinstance(value, exp.Literal) and value.is_string
+    match = _DECIMAL_TEXT.match(value.this) if literal else None
+    if not match:
+        return exp.DataType.build("decimal(38,0)")
+    kind = literal_type(match.group(0).strip().lstrip("+-"))
+    if not is_decimal(kind):
+        kind = exp.DataType.build(f"decimal({max(len(match.group(1)), 1)},0)")
+    return kind
+
+
+def _rounded_timestamp(
+    node: Any,
+    value: exp.Expression,
+    source: Optional[exp.DataType],
+    target: exp.DataType,
+) -> Optional[exp.Expression]:
+    """``cast(x as timestamp(p))`` where x may have more fractional digits than p: rounded
+    half up to p digits, as Trino does (None: no rounding needed)."""
+    precision = int(target.expressions[0].this.this) if target.expressions else 3
+    if (isinstance(value, exp.Literal) and value.is_string) or precision >= 6:
+        return None
+    source_digits = 6
+    if is_timestamp(source) and source is not None and source.expressions:
+        source_digits = int(source.expressions[0].this.this)
+    elif is_date(source):
+        source_digits = 0
+    elif source is not None and not is_timestamp(source):
+        source_digits = 6 if source.this in (T.VARCHAR, T.TEXT, T.CHAR) else 0
+    if source_digits <= precision:
+        return None
+    out = spark(
+        f"timestamp_micros(CAST(round(unix_micros(CAST(_0 AS TIMESTAMP)), "
+        f"{precision - 6}) AS BIGINT))",
+        value,
+    )
+    out.type = node.args["to"]
+    return out
+
+
+def _cast(node: Any, safe: bool) -> exp.Expression:
     target = node.to
     value = node.this
     source = type_of(value)
     if target.this == T.DECIMAL and not target.expressions:
-        literal = isinstance(value, exp.Literal) and value.is_string
-        match = _DECIMAL_TEXT.match(value.this) if literal else None
-        if match:  # DECIMAL '1.50': decimal(3,2), its precision and scale from the text
-            kind = literal_type(match.group(0).strip().lstrip("+-"))
-            if not is_decimal(kind):
-                kind = exp.DataType.build(f"decimal({max(len(match.group(1)), 1)},0)")
-        else:
-            kind = exp.DataType.build("decimal(38,0)")
-        target = kind
+        target = _bare_decimal(value)
     if target.this in (T.VARCHAR, T.CHAR, T.TEXT) and (is_timestamp(source)):
         digits = 3
         if source is not None and source.expressions:
@@ -332,24 +368,9 @@ def _cast(node: exp.Expression, safe: bool) -> exp.Expression:
     if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
         target = exp.DataType.build("string")
     if target.this == T.TIMESTAMP:
-        precision = int(target.expressions[0].this.this) if target.expressions else 3
-        literal = isinstance(value, exp.Literal) and value.is_string
-        if not literal and precision < 6:
-            source_digits = 6
-            if is_timestamp(source) and source is not None and source.expressions:
-                source_digits = int(source.expressions[0].this.this)
-            elif is_date(source):
-                source_digits = 0
-            elif source is not None and not is_timestamp(source):
-                source_digits = 6 if source.this in (T.VARCHAR, T.TEXT, T.CHAR) else 0
-            if source_digits > precision:  # Trino rounds to the target's precision, half up
-                out = spark(
-                    f"timestamp_micros(CAST(round(unix_micros(CAST(_0 AS TIMESTAMP)), "
-                    f"{precision - 6}) AS BIGINT))",
-                    value,
-                )
-                out.type = node.to
-                return out
+        rounded = _rounded_timestamp(node, value, source, target)
+        if rounded is not None:
+            return rounded
         target = exp.DataType.build("timestamp")
     out = exp.TryCast(this=value, to=target, safe=True) if safe else exp.Cast(this=value, to=target)
     out.type = target
@@ -369,22 +390,25 @@ def try_cast(node: exp.Expression) -> exp.Expression:
 # try(expr): NULL where Athena's expr fails. Under ANSI mode the Spark forms (already
 # translated: the table's rewrites run children first) that can fail are replaced inside it
 # by forms that return NULL instead.
+_SAFE_BINARY: Dict[type, str] = {
+    exp.IntDiv: "CASE WHEN _1 = 0 THEN NULL ELSE _0 DIV _1 END",
+    exp.Div: "try_divide(_0, _1)",
+    exp.Add: "try_add(_0, _1)",
+    exp.Sub: "try_subtract(_0, _1)",
+    exp.Mul: "try_multiply(_0, _1)",
+}
+
+
 def _safe(inner: exp.Expression) -> exp.Expression:
     if type(inner) is exp.Cast:
         return exp.TryCast(this=inner.this, to=inner.to, safe=True)
-    if isinstance(inner, exp.IntDiv):
-        return spark("CASE WHEN _1 = 0 THEN NULL ELSE _0 DIV _1 END", inner.this, inner.expression)
-    if isinstance(inner, exp.Div):
-        return spark("try_divide(_0, _1)", inner.this, inner.expression)
-    if isinstance(inner, exp.Add):
-        return spark("try_add(_0, _1)", inner.this, inner.expression)
-    if isinstance(inner, exp.Sub):
-        return spark("try_subtract(_0, _1)", inner.this, inner.expression)
-    if isinstance(inner, exp.Mul):
-        return spark("try_multiply(_0, _1)", inner.this, inner.expression)
-    if isinstance(inner, exp.Anonymous) and str(inner.name).lower() == "element_at":
+    form = _SAFE_BINARY.get(type(inner))
+    if form is not None:
+        return spark(form, inner.this, inner.expression)
+    name = str(inner.name).lower() if isinstance(inner, exp.Anonymous) else ""
+    if name == "element_at":
         return exp.Anonymous(this="try_element_at", expressions=inner.expressions)
-    if isinstance(inner, exp.Anonymous) and str(inner.name).lower() == "raise_error":
+    if name == "raise_error":
         return exp.Null()
     if isinstance(inner, exp.StrToTime):  # rendered TO_TIMESTAMP(x, '<Spark pattern>')
         pattern = re.search(r"'((?:[^'\\]|\\.)*)'\)$", inner.sql("spark"))
@@ -504,8 +528,8 @@ def _temporal(node: exp.Expression, arg: exp.Expression) -> str:
     if is_timestamp(kind):
         return "timestamp"
     raise Refused(
-        f"{node.sql('athena')}", "the emulator cannot tell whether its argument is a date or a "
-    "timestamp"
+        f"{node.sql('athena')}",
+        "the emulator cannot tell whether its argument is a date or a timestamp",
     )
 
 
@@ -518,7 +542,9 @@ def date_add(node: exp.Expression) -> exp.Expression:
             raise Refused(f"date_add('{unit}', ...) of a date", "Athena fails it")
         months = {"month": 1, "quarter": 3, "year": 12}
         if unit in months:
-            out = spark(f"add_months(_0, CAST(_1 AS INT) * {months[unit]})", node.this, node.expression)
+            out = spark(
+                f"add_months(_0, CAST(_1 AS INT) * {months[unit]})", node.this, node.expression
+            )
         else:
             days = 7 if unit == "week" else 1
             out = spark(f"date_add(_0, CAST(_1 AS INT) * {days})", node.this, node.expression)
@@ -666,7 +692,7 @@ def strpos(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.Substring, "substr")
 def substr(node: exp.Expression) -> exp.Expression:
-    start = node.args.get("start")
+    start = node.args["start"]
     length = node.args.get("length")
     if length is None:
         return spark("substring(_0, _1)", node.this, start)
@@ -791,4 +817,4 @@ for _name in (
 ):
     same(_name, _name)
 
-__all__ = ["TABLE", "Entry", "Refused", "FunctionTable"]
+__all__ = ["TABLE", "Entry", "FunctionTable", "Refused"]

@@ -44,15 +44,11 @@ def athena_value(value: Any, spark_type: str = "") -> Optional[str]:
     if value is None:
         return None
     if spark_type == "YearMonthIntervalType" and isinstance(value, int):
-        sign = "-" if value < 0 else ""
-        return f"{sign}{abs(value) // 12}-{abs(value) % 12}"
+        return months_text(value)
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, datetime.datetime):  # milliseconds, or microseconds when there are any
-        text = value.strftime("%Y-%m-%d %H:%M:%S.%f")
-        return text[:-3] if value.microsecond % 1000 == 0 else text
-    if isinstance(value, datetime.timedelta):  # interval day to second: 1 02:03:04.000
-        return interval_text(value)
+    if isinstance(value, (datetime.datetime, datetime.timedelta)):
+        return time_text(value)
     if isinstance(value, (datetime.date, decimal.Decimal, int, float, str)):
         return str(value)
     if isinstance(value, (bytes, bytearray)):
@@ -71,6 +67,15 @@ def _nested(value: Any) -> str:
     return "null" if text is None else text
 
 
+def time_text(value: Any) -> str:
+    """A timestamp with milliseconds, or microseconds when there are any; an interval day
+    to second as ``1 02:03:04.000``."""
+    if isinstance(value, datetime.timedelta):
+        return interval_text(value)
+    text = value.strftime("%Y-%m-%d %H:%M:%S.%f")
+    return text[:-3] if value.microsecond % 1000 == 0 else text
+
+
 def interval_text(value: datetime.timedelta) -> str:
     micros = value.days * 86_400_000_000 + value.seconds * 1_000_000 + value.microseconds
     sign = "-" if micros < 0 else ""
@@ -80,3 +85,9 @@ def interval_text(value: datetime.timedelta) -> str:
     minutes, rest = divmod(rest, 60_000_000)
     seconds, rest = divmod(rest, 1_000_000)
     return f"{sign}{days} {hours:02d}:{minutes:02d}:{seconds:02d}.{rest // 1000:03d}"
+
+
+def months_text(months: int) -> str:
+    """An interval year to month as Athena prints it: ``3-5``."""
+    sign = "-" if months < 0 else ""
+    return f"{sign}{abs(months) // 12}-{abs(months) % 12}"

@@ -4,8 +4,8 @@ the Athena (Trino) types of expressions as the translation needs them. Pure."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Optional
+from functools import cache
+from typing import Any, Optional
 
 import sqlglot
 from sqlglot import exp
@@ -29,8 +29,8 @@ TEMPORAL = {
 }
 
 
-@lru_cache(maxsize=None)
-def _template(text: str) -> exp.Expression:
+@cache
+def _template(text: str) -> Any:
     return sqlglot.parse_one(text, read="spark")
 
 

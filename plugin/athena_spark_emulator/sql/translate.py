@@ -4,6 +4,7 @@ views that stand for them, and MERGE planned as Spark queries. Pure: no Spark, n
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional
@@ -47,7 +48,8 @@ def to_spark(
         raise Untranslatable(
             refused.construct,
             text,
-            refused.why or "the emulator does not run it: it is not in the emulator's table of "
+            refused.why
+            or "the emulator does not run it: it is not in the emulator's table of "
             "Athena functions and constructs checked against Athena's results",
         ) from None
     except sqlglot.errors.UnsupportedError as exc:
@@ -103,7 +105,9 @@ _NEEDS_TYPES = (
 )
 
 
-def athena_semantics(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> exp.Expression:
+def athena_semantics(
+    tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]
+) -> exp.Expression:
     """``tree`` checked against the table of functions.py (:class:`Refused` for what is not
     in it), typed as far as needed, and rewritten into Spark forms with Athena's semantics."""
     check(tree)
@@ -114,7 +118,7 @@ def athena_semantics(tree: exp.Expression, schemas: Mapping[str, Mapping[str, st
     return tree
 
 
-def _name_of(node: exp.Expression) -> str:
+def _name_of(node: Any) -> str:
     if isinstance(node, exp.Anonymous):
         return f"the function {str(node.name).lower()}"
     text = node.sql(DIALECT)
@@ -132,7 +136,7 @@ def check(tree: exp.Expression) -> None:
         if entry is None:
             raise Refused(_name_of(node))
         if entry.check is not None:
-            reason = entry.check(node)
+            reason = entry.check(node)  # type: ignore[arg-type]
             if reason:
                 raise Refused(reason)
 
@@ -149,10 +153,9 @@ def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> 
     if schemas and tree.find(exp.Column):
         from sqlglot.optimizer.qualify_columns import qualify_columns
 
-        try:
-            qualify_columns(tree, schema, expand_stars=False, infer_schema=True)
-        except Exception:
-            pass  # types of columns stay unknown: what needs them is refused
+        # on failure the columns' types stay unknown: what needs them is refused
+        with contextlib.suppress(Exception):
+            qualify_columns(tree, schema, expand_stars=False)
     annotate_types(tree, schema=schema, dialect=DIALECT)
 
 
@@ -163,7 +166,7 @@ def rewrite(tree: exp.Expression) -> exp.Expression:
         entry = TABLE.find(node)
         if entry is None or entry.rewrite is None:
             continue
-        new = entry.rewrite(node)
+        new = entry.rewrite(node)  # type: ignore[arg-type]
         if new is node:
             continue
         if new.args.get("_type") is None and getattr(new, "_type", None) is None:
@@ -229,7 +232,7 @@ def _lateral(unnest: exp.Unnest, outer: bool) -> exp.Expression:
         if is_map:
             raise Refused("UNNEST of a map WITH ORDINALITY")
         generator = spark("inline(transform(_0, (x, i) -> struct(x, i + 1)))", value)
-        columns = columns + [ordinality]
+        columns = [*columns, ordinality]
     elif is_map:
         generator = spark("explode(_0)", value)
     else:
