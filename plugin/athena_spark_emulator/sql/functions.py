@@ -31,7 +31,6 @@ from athena_spark_emulator.sql.spark_forms import (
     is_double,
     is_integral,
     is_timestamp,
-    literal_type,
     spark,
     type_of,
     wider_integral,
@@ -144,7 +143,8 @@ def _tuple_check(node: exp.Expression) -> Optional[str]:
     return f"the row constructor {node.sql('athena')} (Spark names a row's fields)"
 
 
-same(exp.Tuple, "values row", _tuple_check)
+def _unused_tuple_check(node: exp.Expression) -> Optional[str]:
+    return _tuple_check(node)
 
 
 def _no_lambda(node: exp.Expression) -> Optional[str]:
@@ -197,7 +197,6 @@ for _cls, _name in (
     (exp.Is, "is"),
     (exp.In, "in"),
     (exp.Between, "between"),
-    (exp.Like, "like"),
     (exp.NullSafeEQ, "is not distinct from"),
     (exp.NullSafeNEQ, "is distinct from"),
     (exp.Neg, "unary -"),
@@ -284,6 +283,7 @@ CASTABLE = {
     T.TIMESTAMP,
     T.ARRAY,
     T.MAP,
+    T.STRUCT,
 }
 
 
@@ -307,6 +307,16 @@ same(exp.DataType, "type", _type_check)
 _DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+)(?:\.(\d*))?\s*$")
 
 
+def _named_fields(row: exp.DataType) -> exp.DataType:
+    """``row(integer, integer)``: Spark needs field names; Athena's are field0, field1."""
+    fields = []
+    for i, field in enumerate(row.expressions):
+        if isinstance(field, exp.DataType):
+            field = exp.ColumnDef(this=exp.to_identifier(f"field{i}"), kind=field)
+        fields.append(field)
+    return exp.DataType(this=T.STRUCT, expressions=fields, nested=True)
+
+
 def _bare_decimal(value: exp.Expression) -> exp.DataType:
     """``DECIMAL '1.50'`` is decimal(3,2), its precision and scale from the text; any other
     bare DECIMAL is Trino's decimal(38,0)."""
@@ -314,10 +324,8 @@ def _bare_decimal(value: exp.Expression) -> exp.DataType:
     match = _DECIMAL_TEXT.match(value.this) if literal else None
     if not match:
         return exp.DataType.build("decimal(38,0)")
-    kind = literal_type(match.group(0).strip().lstrip("+-"))
-    if not is_decimal(kind):
-        kind = exp.DataType.build(f"decimal({max(len(match.group(1)), 1)},0)")
-    return kind
+    whole, fraction = match.group(1), match.group(2) or ""
+    return exp.DataType.build(f"decimal({max(len(whole) + len(fraction), 1)},{len(fraction)})")
 
 
 def _rounded_timestamp(
@@ -367,6 +375,8 @@ def _cast(node: Any, safe: bool) -> exp.Expression:
         value = spark("round(_0)", value)
     if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
         target = exp.DataType.build("string")
+    if target.this == T.STRUCT:
+        target = _named_fields(target)
     if target.this == T.TIMESTAMP:
         rounded = _rounded_timestamp(node, value, source, target)
         if rounded is not None:
@@ -816,5 +826,293 @@ for _name in (
     "arrays_overlap",
 ):
     same(_name, _name)
+
+
+# ---- rows ---------------------------------------------------------------------------------
+def _row(values: list) -> exp.Expression:
+    """An anonymous row: Athena prints its fields as field0, field1, ..."""
+    pairs = ", ".join(f"'field{i}', _{i}" for i in range(len(values)))
+    return spark(f"named_struct({pairs})", *values)
+
+
+@rewrites(exp.Struct, "row")
+def row(node: exp.Expression) -> exp.Expression:
+    if any(isinstance(e, (exp.PropertyEQ, exp.Alias)) for e in node.expressions):
+        raise Refused(f"the row constructor {node.sql('athena')} with field names")
+    return _row(list(node.expressions))
+
+
+@rewrites(exp.Tuple, "row constructor")
+def tuple_row(node: exp.Expression) -> exp.Expression:
+    if isinstance(node.parent, exp.Values):
+        return node
+    return _row(list(node.expressions))
+
+
+@rewrites("map_entries", "map_entries")
+def map_entries(node: exp.Expression) -> exp.Expression:
+    return spark(
+        "transform(map_entries(_0), e -> named_struct('field0', e.key, 'field1', e.value))",
+        *node.expressions,
+    )
+
+
+@rewrites("zip", "zip")
+def zip_(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused("zip of more than two arrays")
+    return spark(
+        "zip_with(_0, _1, (x, y) -> named_struct('field0', x, 'field1', y))", *node.expressions
+    )
+
+
+# ---- bitwise --------------------------------------------------------------------------------
+def _bits(node: exp.Expression, value: exp.Expression) -> int:
+    kind = type_of(value)
+    if kind is not None and kind.this == T.INT:
+        return 32
+    if kind is not None and kind.this == T.BIGINT:
+        return 64
+    raise Refused(f"{node.sql('athena')} (an integer or bigint value only)")
+
+
+@rewrites(exp.BitwiseAnd, "bitwise_and")
+def bitwise_and(node: exp.Expression) -> exp.Expression:
+    return spark("CAST(_0 AS BIGINT) & CAST(_1 AS BIGINT)", node.this, node.expression)
+
+
+@rewrites(exp.BitwiseOr, "bitwise_or")
+def bitwise_or(node: exp.Expression) -> exp.Expression:
+    return spark("CAST(_0 AS BIGINT) | CAST(_1 AS BIGINT)", node.this, node.expression)
+
+
+@rewrites(exp.BitwiseXor, "bitwise_xor")
+def bitwise_xor(node: exp.Expression) -> exp.Expression:
+    return spark("CAST(_0 AS BIGINT) ^ CAST(_1 AS BIGINT)", node.this, node.expression)
+
+
+@rewrites(exp.BitwiseNot, "bitwise_not")
+def bitwise_not(node: exp.Expression) -> exp.Expression:
+    return spark("~CAST(_0 AS BIGINT)", node.this)
+
+
+@rewrites("bit_count", "bit_count")
+def bit_count(node: exp.Expression) -> exp.Expression:
+    value, bits = node.expressions
+    if not (isinstance(bits, exp.Literal) and not bits.is_string and 2 <= int(bits.this) <= 64):
+        raise Refused(f"{node.sql('athena')} (bits must be a literal from 2 to 64)")
+    n = int(bits.this)
+    if n == 64:
+        return spark("CAST(bit_count(CAST(_0 AS BIGINT)) AS BIGINT)", value)
+    low, high = -(2 ** (n - 1)), 2 ** (n - 1) - 1
+    return spark(
+        f"CASE WHEN CAST(_0 AS BIGINT) < {low} OR CAST(_0 AS BIGINT) > {high} THEN "
+        f"raise_error('Number must be representable with the bits specified. "
+        f"' || _0 || ' cannot be represented with {n} bits') "
+        f"ELSE CAST(bit_count(CAST(_0 AS BIGINT) & {2**n - 1}) AS BIGINT) END",
+        value,
+    )
+
+
+def _shift(node: exp.Expression, form: str, past: str) -> exp.Expression:
+    value, shift = node.expressions
+    bits = _bits(node, value)
+    kind = "INT" if bits == 32 else "BIGINT"
+    return spark(
+        f"CASE WHEN _1 >= {bits} THEN {past} ELSE {form}(CAST(_0 AS {kind}), _1) END",
+        value,
+        shift,
+    )
+
+
+@rewrites("bitwise_left_shift", "bitwise_left_shift")
+def left_shift(node: exp.Expression) -> exp.Expression:
+    return _shift(node, "shiftleft", "0")
+
+
+@rewrites("bitwise_right_shift", "bitwise_right_shift")
+def right_shift(node: exp.Expression) -> exp.Expression:
+    return _shift(node, "shiftrightunsigned", "0")
+
+
+@rewrites("bitwise_right_shift_arithmetic", "bitwise_right_shift_arithmetic")
+def right_shift_arithmetic(node: exp.Expression) -> exp.Expression:
+    return _shift(node, "shiftright", "CASE WHEN _0 >= 0 THEN 0 ELSE -1 END")
+
+
+# ---- more arrays, strings, urls ----------------------------------------------------------------
+@rewrites("trim_array", "trim_array")
+def trim_array(node: exp.Expression) -> exp.Expression:
+    return spark("slice(_0, 1, size(_0) - _1)", *node.expressions)
+
+
+@rewrites("ngrams", "ngrams")
+def ngrams(node: exp.Expression) -> exp.Expression:
+    return spark(
+        "CASE WHEN size(_0) <= _1 THEN array(_0) "
+        "ELSE transform(sequence(1, size(_0) - _1 + 1), i -> slice(_0, i, _1)) END",
+        *node.expressions,
+    )
+
+
+@rewrites("array_histogram", "array_histogram")
+def array_histogram(node: exp.Expression) -> exp.Expression:
+    return spark(
+        "map_from_entries(transform(array_distinct(filter(_0, x -> x IS NOT NULL)), "
+        "x -> struct(x, CAST(size(filter(_0, y -> y = x)) AS BIGINT))))",
+        *node.expressions,
+    )
+
+
+def _arrays_of_numbers(node: exp.Expression) -> None:
+    for arg in node.expressions:
+        kind = type_of(arg)
+        if kind is None or kind.this != T.ARRAY:
+            raise Refused(f"{node.sql('athena')} (arrays only)")
+
+
+_DOT = "aggregate(zip_with(_0, _1, (x, y) -> CAST(x AS DOUBLE) * CAST(y AS DOUBLE)), 0D, (s, v) -> s + v)"
+_NORM = "sqrt(aggregate(transform(_{i}, x -> CAST(x AS DOUBLE) * CAST(x AS DOUBLE)), 0D, (s, v) -> s + v))"
+
+
+@rewrites("dot_product", "dot_product")
+def dot_product(node: exp.Expression) -> exp.Expression:
+    _arrays_of_numbers(node)
+    return spark(_DOT, *node.expressions)
+
+
+@rewrites("euclidean_distance", "euclidean_distance")
+def euclidean_distance(node: exp.Expression) -> exp.Expression:
+    _arrays_of_numbers(node)
+    return spark(
+        "sqrt(aggregate(zip_with(_0, _1, (x, y) -> (CAST(x AS DOUBLE) - CAST(y AS DOUBLE)) * "
+        "(CAST(x AS DOUBLE) - CAST(y AS DOUBLE))), 0D, (s, v) -> s + v))",
+        *node.expressions,
+    )
+
+
+@rewrites("cosine_similarity", "cosine_similarity")
+def cosine_similarity(node: exp.Expression) -> exp.Expression:
+    _arrays_of_numbers(node)
+    text = f"{_DOT} / ({_NORM.format(i=0)} * {_NORM.format(i=1)})"
+    return spark(text, *node.expressions)
+
+
+@rewrites("cosine_distance", "cosine_distance")
+def cosine_distance(node: exp.Expression) -> exp.Expression:
+    _arrays_of_numbers(node)
+    text = f"1 - {_DOT} / ({_NORM.format(i=0)} * {_NORM.format(i=1)})"
+    return spark(text, *node.expressions)
+
+
+@rewrites("any_match", "any_match")
+def any_match(node: exp.Expression) -> exp.Expression:
+    return call("exists", *node.expressions)
+
+
+@rewrites("all_match", "all_match")
+def all_match(node: exp.Expression) -> exp.Expression:
+    return call("forall", *node.expressions)
+
+
+@rewrites("none_match", "none_match")
+def none_match(node: exp.Expression) -> exp.Expression:
+    return exp.Not(this=call("exists", *node.expressions))
+
+
+same(exp.RegexpSplit, "regexp_split")
+same(exp.Overlay, "overlay")
+
+for _name, _url_part in (
+    ("url_extract_protocol", "PROTOCOL"),
+    ("url_extract_host", "HOST"),
+    ("url_extract_path", "PATH"),
+    ("url_extract_query", "QUERY"),
+    ("url_extract_fragment", "REF"),
+):
+
+    def _url(node: exp.Expression, part: str = _url_part) -> exp.Expression:
+        return call("parse_url", node.expressions[0], exp.Literal.string(part))
+
+    rewrites(_name, _name)(_url)
+
+
+def _like_check(node: exp.Expression) -> Optional[str]:
+    r"""Trino's LIKE has no escape character unless ESCAPE names one; Spark's is ``\``."""
+    pattern = node.expression
+    if isinstance(node.parent, exp.Escape):
+        return None
+    if isinstance(pattern, exp.Literal) and pattern.is_string and "\\" not in pattern.this:
+        return None
+    return f"LIKE with a pattern that is not a literal without backslashes ({node.sql('athena')})"
+
+
+same(exp.Escape, "like ... escape")
+same(exp.Like, "like", _like_check)
+
+
+@rewrites(exp.Format, "format")
+def format_(node: exp.Expression) -> exp.Expression:
+    for arg in node.expressions:
+        kind = type_of(arg)
+        literal = isinstance(arg, exp.Literal) and arg.is_string
+        if not literal and not (is_integral(kind) or is_double(kind) or _is_text(kind)):
+            raise Refused(f"{node.sql('athena')} (format of a value other than a number or text)")
+    return node
+
+
+def _is_text(kind: Optional[exp.DataType]) -> bool:
+    return kind is not None and kind.this in (T.VARCHAR, T.TEXT, T.CHAR)
+
+
+@rewrites(exp.Extract, "extract")
+def extract(node: exp.Expression) -> exp.Expression:
+    unit = node.this.name.upper()
+    forms = {
+        "YEAR": "year(_0)",
+        "QUARTER": "quarter(_0)",
+        "MONTH": "month(_0)",
+        "WEEK": "weekofyear(_0)",
+        "DAY": "dayofmonth(_0)",
+        "DAY_OF_MONTH": "dayofmonth(_0)",
+        "DAY_OF_WEEK": "weekday(_0) + 1",
+        "DOW": "weekday(_0) + 1",
+        "DAY_OF_YEAR": "dayofyear(_0)",
+        "DOY": "dayofyear(_0)",
+        "HOUR": "hour(_0)",
+        "MINUTE": "minute(_0)",
+        "SECOND": "second(_0)",
+    }
+    if unit not in forms:
+        raise Refused(f"extract({unit} FROM ...)")
+    return spark(f"CAST({forms[unit]} AS BIGINT)", node.expression)
+
+
+@rewrites(exp.Typeof, "typeof")
+def typeof(node: exp.Expression) -> exp.Expression:
+    value = node.this
+    kind = type_of(value)
+    if isinstance(value, exp.Literal) and value.is_string:
+        return exp.Literal.string(f"varchar({len(value.this)})")
+    if kind is None or _is_text(kind) or kind.this in (T.ARRAY, T.MAP, T.STRUCT):
+        raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
+    if is_decimal(kind):
+        parts = decimal_parts(kind)
+        assert parts is not None
+        return exp.Literal.string(f"decimal({parts[0]},{parts[1]})")
+    names = {
+        T.INT: "integer",
+        T.BIGINT: "bigint",
+        T.SMALLINT: "smallint",
+        T.TINYINT: "tinyint",
+        T.DOUBLE: "double",
+        T.FLOAT: "real",
+        T.BOOLEAN: "boolean",
+        T.DATE: "date",
+    }
+    if kind.this not in names:
+        raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
+    return exp.Literal.string(names[kind.this])
+
 
 __all__ = ["TABLE", "Entry", "FunctionTable", "Refused"]

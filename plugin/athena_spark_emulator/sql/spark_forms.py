@@ -63,16 +63,35 @@ def type_of(node: exp.Expression) -> Optional[exp.DataType]:
     if isinstance(node, exp.Cast):
         return node.to
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
-        left, right = type_of(node.this), type_of(node.expression)
-        if left is not None and right is not None:
-            if is_integral(left) and is_integral(right):
-                return wider_integral(left, right)
-            if is_double(left) or is_double(right):
-                return exp.DataType.build("double")
+        return _arithmetic_type(node)
     found = node.type
     if found is None or found.this in (exp.DataType.Type.UNKNOWN, exp.DataType.Type.NULL):
         return None
     return found
+
+
+def _arithmetic_type(node: exp.Expression) -> Optional[exp.DataType]:
+    """Trino's result type of + - * % (None: unknown, or a decimal sqlglot cannot size)."""
+    left, right = type_of(node.this), type_of(node.expression)
+    if left is None or right is None:
+        return None
+    if is_integral(left) and is_integral(right):
+        return wider_integral(left, right)
+    if is_double(left) or is_double(right):
+        return exp.DataType.build("double")
+    a, b = decimal_parts(left), decimal_parts(right)
+    if a is None or b is None:
+        return None
+    (p1, s1), (p2, s2) = a, b
+    if isinstance(node, exp.Mul):
+        precision, scale = min(38, p1 + p2), s1 + s2
+    elif isinstance(node, exp.Mod):
+        scale = max(s1, s2)
+        precision = min(38, min(p1 - s1, p2 - s2) + scale)
+    else:
+        scale = max(s1, s2)
+        precision = min(38, max(p1 - s1, p2 - s2) + scale + 1)
+    return exp.DataType.build(f"decimal({precision},{scale})")
 
 
 def literal_type(text: str) -> exp.DataType:
@@ -126,7 +145,7 @@ def decimal_parts(kind: exp.DataType) -> Optional[tuple]:
         return None
     params = kind.expressions
     if not params:
-        return 38, 0  # Trino's bare DECIMAL
+        return None  # sqlglot's decimal of unknown size
     precision = int(params[0].this.this) if params else 38
     scale = int(params[1].this.this) if len(params) > 1 else 0
     return precision, scale

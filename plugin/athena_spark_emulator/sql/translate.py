@@ -13,7 +13,7 @@ import sqlglot
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions import TABLE, Refused
-from athena_spark_emulator.sql.spark_forms import spark, type_of
+from athena_spark_emulator.sql.spark_forms import literal_type, spark, type_of
 from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable
 
 
@@ -143,20 +143,37 @@ def check(tree: exp.Expression) -> None:
 
 def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> None:
     """sqlglot's types on ``tree``'s nodes (in place); the columns of the views from
-    ``schemas`` (Spark type names)."""
+    ``schemas`` (Spark type names). The columns are resolved (qualified) on a copy, whose
+    types are copied back node by node: the Spark SQL keeps the statement's own shape."""
     from sqlglot.optimizer.annotate_types import annotate_types
+    from sqlglot.optimizer.qualify_columns import qualify_columns
     from sqlglot.schema import MappingSchema
 
+    # Trino's number literal types: 1.5 is decimal(2,1) (sqlglot would say double)
+    for literal in list(tree.find_all(exp.Literal)):
+        if literal.is_string:
+            continue
+        kind = literal_type(literal.this)
+        if kind.this == exp.DataType.Type.DECIMAL and literal is not tree:
+            literal.replace(exp.Cast(this=exp.Literal.string(literal.this), to=kind))
     schema = MappingSchema(
         {name: dict(cols) for name, cols in schemas.items()}, dialect="spark", normalize=False
     )
-    if schemas and tree.find(exp.Column):
-        from sqlglot.optimizer.qualify_columns import qualify_columns
-
-        # on failure the columns' types stay unknown: what needs them is refused
-        with contextlib.suppress(Exception):
-            qualify_columns(tree, schema, expand_stars=False)
-    annotate_types(tree, schema=schema, dialect=DIALECT)
+    if not tree.find(exp.Column):
+        annotate_types(tree, schema=schema, dialect=DIALECT)
+        return
+    nodes = list(tree.walk())
+    for number, node in enumerate(nodes):
+        node.meta["athena_node"] = number
+    work = tree.copy()
+    # on failure the columns' types stay unknown: what needs them is refused
+    with contextlib.suppress(Exception):
+        qualify_columns(work, schema, expand_stars=False)
+    annotate_types(work, schema=schema, dialect=DIALECT)
+    for node in work.walk():
+        found = node.meta.get("athena_node") if node._meta else None
+        if found is not None and node.type is not None:
+            nodes[found].type = node.type
 
 
 def rewrite(tree: exp.Expression) -> exp.Expression:
