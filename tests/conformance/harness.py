@@ -4,9 +4,10 @@ run through the emulator's Athena API and classified against the documented resu
 
 An example (one YAML mapping):
 
-- ``doc``: the Trino documentation file it comes from (``docs/src/main/sphinx/...md``);
-  ``doc_commit`` optionally names the version of that file, when the example is only in an
-  earlier one.
+- ``doc``: the documentation file it comes from: Trino's (``docs/src/main/sphinx/...md`` in
+  trinodb/trino), or the Athena user guide's (``doc_source/...md``, with ``doc_repo:
+  awsdocs/amazon-athena-user-guide``); ``doc_commit`` optionally names the version of that
+  file, when the example is only in an earlier one.
 - ``sql``: one statement, Trino's example as written (made a full SELECT when the doc shows
   only an expression).
 - ``expect``: the documented result as Athena's GetQueryResults prints it, the header row
@@ -93,6 +94,7 @@ class Example:
     athena: Optional[str] = None
     ordered: bool = False
     doc_commit: Optional[str] = None
+    doc_repo: str = "trinodb/trino"
 
     @property
     def id(self) -> str:
@@ -120,7 +122,8 @@ def expected_rows(value: Any) -> List[List[Optional[str]]]:
 
 
 def parse_example(family: str, index: int, raw: Dict[str, Any]) -> Example:
-    known = {"doc", "sql", "expect", "fails", "athena", "doc_result", "ordered", "doc_commit"}
+    known = {"doc", "doc_repo", "sql", "expect", "fails", "athena", "doc_result", "ordered"}
+    known |= {"doc_commit"}
     unknown = set(raw) - known
     if unknown or "doc" not in raw or "sql" not in raw:
         raise ValueError(f"{family}[{index}]: needs doc and sql; unknown keys {sorted(unknown)}")
@@ -143,6 +146,7 @@ def parse_example(family: str, index: int, raw: Dict[str, Any]) -> Example:
         athena=raw.get("athena"),
         ordered=ordered,
         doc_commit=raw.get("doc_commit"),
+        doc_repo=str(raw.get("doc_repo", "trinodb/trino")),
     )
 
 
@@ -337,6 +341,7 @@ class Outcome:
             "id": e.id,
             "family": e.family,
             "doc": e.doc,
+            "doc_repo": e.doc_repo,
             "sql": e.sql,
             "expect": e.expect,
             "fails": e.fails,
