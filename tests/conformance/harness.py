@@ -4,9 +4,10 @@ run through the emulator's Athena API and classified against the documented resu
 
 An example (one YAML mapping):
 
-- ``doc``: the Trino documentation file it comes from (``docs/src/main/sphinx/...md``);
-  ``doc_commit`` optionally names the version of that file, when the example is only in an
-  earlier one.
+- ``doc``: the documentation file it comes from: Trino's (``docs/src/main/sphinx/...md`` in
+  trinodb/trino), or the Athena user guide's (``doc_source/...md``, with ``doc_repo:
+  awsdocs/amazon-athena-user-guide``); ``doc_commit`` optionally names the version of that
+  file, when the example is only in an earlier one.
 - ``sql``: one statement, Trino's example as written (made a full SELECT when the doc shows
   only an expression).
 - ``expect``: the documented result as Athena's GetQueryResults prints it, the header row
@@ -21,7 +22,8 @@ An example (one YAML mapping):
   rewritten into Athena's notation (``['a', 'b']`` -> ``[a, b]``, ``{1 -> 2}`` -> ``{1=2}``,
   ``ROW(1, 'x')`` -> ``{field0=1, field1=x}``).
 - ``ordered`` (optional): rows are compared in order when the statement has an ORDER BY
-  (or this is ``true``); otherwise as a multiset, since SQL gives no order.
+  outside parentheses, otherwise as a multiset, since SQL gives no order; ``ordered``
+  overrides that (``false`` where the ORDER BY leaves ties whose order the doc cannot know).
 
 Outcomes:
 
@@ -93,6 +95,7 @@ class Example:
     athena: Optional[str] = None
     ordered: bool = False
     doc_commit: Optional[str] = None
+    doc_repo: str = "trinodb/trino"
 
     @property
     def id(self) -> str:
@@ -120,7 +123,8 @@ def expected_rows(value: Any) -> List[List[Optional[str]]]:
 
 
 def parse_example(family: str, index: int, raw: Dict[str, Any]) -> Example:
-    known = {"doc", "sql", "expect", "fails", "athena", "doc_result", "ordered", "doc_commit"}
+    known = {"doc", "doc_repo", "sql", "expect", "fails", "athena", "doc_result", "ordered"}
+    known |= {"doc_commit"}
     unknown = set(raw) - known
     if unknown or "doc" not in raw or "sql" not in raw:
         raise ValueError(f"{family}[{index}]: needs doc and sql; unknown keys {sorted(unknown)}")
@@ -130,9 +134,10 @@ def parse_example(family: str, index: int, raw: Dict[str, Any]) -> Example:
     fails = None
     if "fails" in raw:
         fails = "" if raw["fails"] is True else str(raw["fails"])
-    ordered = bool(raw.get("ordered", False)) or bool(
-        re.search(r"\border\s+by\b", _outer(sql), re.I)
-    )
+    if "ordered" in raw:  # stated: e.g. False where an ORDER BY leaves ties in any order
+        ordered = bool(raw["ordered"])
+    else:
+        ordered = bool(re.search(r"\border\s+by\b", _outer(sql), re.I))
     return Example(
         family=family,
         index=index,
@@ -143,6 +148,7 @@ def parse_example(family: str, index: int, raw: Dict[str, Any]) -> Example:
         athena=raw.get("athena"),
         ordered=ordered,
         doc_commit=raw.get("doc_commit"),
+        doc_repo=str(raw.get("doc_repo", "trinodb/trino")),
     )
 
 
@@ -337,6 +343,7 @@ class Outcome:
             "id": e.id,
             "family": e.family,
             "doc": e.doc,
+            "doc_repo": e.doc_repo,
             "sql": e.sql,
             "expect": e.expect,
             "fails": e.fails,
