@@ -50,6 +50,11 @@ class Refused(Exception):
         super().__init__(construct)
 
 
+class Fails(Exception):
+    """A statement Athena fails for its own reason (the text Athena gives): the query
+    ends FAILED with it, as on Athena, not NOT_SUPPORTED."""
+
+
 @dataclass(frozen=True)
 class Entry:
     name: str  # Athena's name for it, as its documentation lists it
@@ -100,11 +105,7 @@ for _cls in (
     exp.Table,
     exp.TableAlias,
     exp.Subquery,
-    exp.With,
     exp.CTE,
-    exp.Union,
-    exp.Intersect,
-    exp.Except,
     exp.Values,
     exp.Where,
     exp.Group,
@@ -115,9 +116,7 @@ for _cls in (
     exp.Offset,
     exp.Distinct,
     exp.Column,
-    exp.Identifier,
     exp.Star,
-    exp.Alias,
     exp.Literal,
     exp.Null,
     exp.Boolean,
@@ -128,13 +127,70 @@ for _cls in (
     exp.Exists,
     exp.Lambda,
     exp.DataTypeParam,
-    exp.Dot,
-    exp.Cube,
-    exp.Rollup,
-    exp.GroupingSets,
     exp.Interval,
 ):
     same(_cls, _cls.__name__.lower())
+
+
+def _with_check(node: exp.Expression) -> Optional[str]:
+    return "WITH RECURSIVE" if node.args.get("recursive") else None
+
+
+same(exp.With, "with", _with_check)
+
+
+def _set_operation_check(node: exp.Expression) -> Optional[str]:
+    for flag in ("by_name", "corresponding", "on", "side", "kind"):
+        if node.args.get(flag):
+            return f"{type(node).__name__.upper()} {str(flag).upper()}"
+    return None
+
+
+for _cls in (exp.Union, exp.Intersect, exp.Except):
+    same(_cls, _cls.__name__.lower(), _set_operation_check)
+
+
+def _identifier_check(node: exp.Expression) -> Optional[str]:
+    if node.args.get("quoted") and not node.this:
+        raise Fails("SYNTAX_ERROR: Zero-length delimited identifier not allowed")
+    return None
+
+
+same(exp.Identifier, "identifier", _identifier_check)
+
+
+def _alias_check(node: exp.Expression) -> Optional[str]:
+    """``0o40``, ``0b1001``: sqlglot reads them as ``0 AS o40``; the alias starts right
+    where the number ends."""
+    value, alias = node.this, node.args.get("alias")
+    if isinstance(value, exp.Literal) and not value.is_string and alias is not None:
+        end, start = value.meta.get("end") if value._meta else None, None
+        if alias._meta:
+            start = alias.meta.get("start")
+        if end is not None and start is not None and start == end + 1:
+            return f"the number literal {value.this}{alias.name}"
+    return None
+
+
+same(exp.Alias, "alias", _alias_check)
+
+
+def _dot_check(node: exp.Expression) -> Optional[str]:
+    if isinstance(node.expression, exp.Star):
+        return f"{node.sql('athena')} (the fields of a row as columns)"
+    return None
+
+
+same(exp.Dot, "row field", _dot_check)
+
+
+def _coalesce_check(node: exp.Expression) -> Optional[str]:
+    for arg in (node.this, *node.expressions):
+        if isinstance(arg, (exp.Struct, exp.Tuple)) or (
+            isinstance(arg, exp.Cast) and arg.to.this == exp.DataType.Type.STRUCT
+        ):
+            return f"coalesce of rows ({node.sql('athena')})"
+    return None
 
 
 def _tuple_check(node: exp.Expression) -> Optional[str]:
@@ -205,10 +261,16 @@ for _cls, _name in (
     (exp.Mul, "*"),
     (exp.Mod, "%"),
     (exp.Case, "case"),
-    (exp.If, "if"),
-    (exp.Coalesce, "coalesce"),
 ):
     same(_cls, _name)
+same(exp.Coalesce, "coalesce", _coalesce_check)
+
+
+@rewrites(exp.If, "if")
+def if_(node: exp.Expression) -> exp.Expression:
+    if node.args.get("false") is None:
+        node.set("false", exp.Null())
+    return node
 
 
 @rewrites(exp.Div, "/")
@@ -250,6 +312,13 @@ def concat_operator(node: exp.Expression) -> exp.Expression:
     left, right = type_of(node.this), type_of(node.expression)
     arrays = [k is not None and k.this == exp.DataType.Type.ARRAY for k in (left, right)]
     if arrays[0] and arrays[1]:
+        assert left is not None and right is not None
+        inner_left = left.expressions[0] if left.expressions else None
+        inner_right = right.expressions[0] if right.expressions else None
+        if inner_right is not None and inner_right == left:  # element || array of them
+            return spark("concat(array(_0), _1)", node.this, node.expression)
+        if inner_left is not None and inner_left == right:
+            return spark("concat(_0, array(_1))", node.this, node.expression)
         return spark("concat(_0, _1)", node.this, node.expression)
     if arrays[0]:
         return spark("concat(_0, array(_1))", node.this, node.expression)
@@ -307,6 +376,24 @@ same(exp.DataType, "type", _type_check)
 _DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+)(?:\.(\d*))?\s*$")
 
 
+def _sized_text(
+    node: Any, value: exp.Expression, source: Any, target: exp.DataType, safe: bool
+) -> exp.Expression:
+    """varchar(n) keeps n characters; char(n) is padded with spaces to n."""
+    size = int(target.expressions[0].this.this)
+    text = exp.Cast(this=value, to=exp.DataType.build("string"))
+    if safe:
+        text = exp.TryCast(this=value, to=exp.DataType.build("string"), safe=True)
+    if target.this == T.CHAR:
+        out = spark(f"rpad(_0, {size}, ' ')", text)
+    else:
+        if not _is_text(source) and not (isinstance(value, exp.Literal) and value.is_string):
+            raise Refused(f"{node.sql('athena')} (a varchar(n) cast of a non-text value)")
+        out = spark(f"substring(_0, 1, {size})", text)
+    out.type = target
+    return out
+
+
 def _named_fields(row: exp.DataType) -> exp.DataType:
     """``row(integer, integer)``: Spark needs field names; Athena's are field0, field1."""
     fields = []
@@ -340,8 +427,8 @@ def _rounded_timestamp(
     if (isinstance(value, exp.Literal) and value.is_string) or precision >= 6:
         return None
     source_digits = 6
-    if is_timestamp(source) and source is not None and source.expressions:
-        source_digits = int(source.expressions[0].this.this)
+    if is_timestamp(source) and source is not None:  # Athena's timestamp is timestamp(3)
+        source_digits = int(source.expressions[0].this.this) if source.expressions else 3
     elif is_date(source):
         source_digits = 0
     elif source is not None and not is_timestamp(source):
@@ -373,17 +460,26 @@ def _cast(node: Any, safe: bool) -> exp.Expression:
         raise Refused(f"cast of a double to varchar ({node.sql('athena')})")
     if is_integral(target) and (is_double(source) or is_decimal(source)):
         value = spark("round(_0)", value)
+    if target.this in (T.VARCHAR, T.CHAR, T.TEXT) and target.expressions:
+        return _sized_text(node, value, source, target, safe)
     if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
         target = exp.DataType.build("string")
     if target.this == T.STRUCT:
         target = _named_fields(target)
     if target.this == T.TIMESTAMP:
+        digits = int(target.expressions[0].this.this) if target.expressions else 3
+        literal = isinstance(value, exp.Literal) and value.is_string
+        if digits not in (3, 6) and not literal:
+            raise Refused(f"{node.sql('athena')} (timestamp(3) and timestamp(6) only)")
         rounded = _rounded_timestamp(node, value, source, target)
         if rounded is not None:
             return rounded
         target = exp.DataType.build("timestamp")
+    athena_type = node.args["to"]
+    if athena_type.this == T.DECIMAL and not athena_type.expressions:
+        athena_type = target
     out = exp.TryCast(this=value, to=target, safe=True) if safe else exp.Cast(this=value, to=target)
-    out.type = target
+    out.type = athena_type
     return out
 
 
@@ -570,12 +666,14 @@ def date_diff(node: exp.Expression) -> exp.Expression:
     unit = _unit(node)
     _temporal(node, node.this)
     _temporal(node, node.expression)
-    return call(
+    out = call(
         "timestampdiff",
         exp.var(UNITS[unit]),
         spark("CAST(_0 AS TIMESTAMP)", node.expression),
         spark("CAST(_0 AS TIMESTAMP)", node.this),
     )
+    out.type = exp.DataType.build("bigint")
+    return out
 
 
 def _trunc(node: exp.Expression, value: exp.Expression) -> exp.Expression:
@@ -604,7 +702,9 @@ def date_trunc_date(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.DayOfWeekIso, "day_of_week")
 def day_of_week(node: exp.Expression) -> exp.Expression:
-    return spark("weekday(_0) + 1", node.this)
+    out = spark("CAST(weekday(_0) + 1 AS BIGINT)", node.this)
+    out.type = exp.DataType.build("bigint")
+    return out
 
 
 for _cls, _name, _spark in (
@@ -651,12 +751,16 @@ def second(node: exp.Expression) -> exp.Expression:
 @rewrites("to_milliseconds", "to_milliseconds")
 def to_milliseconds(node: exp.Expression) -> exp.Expression:
     [value] = node.expressions
-    return spark("unix_millis(TIMESTAMP '1970-01-01 00:00:00' + _0)", value)
+    out = spark("unix_millis(TIMESTAMP '1970-01-01 00:00:00' + _0)", value)
+    out.type = exp.DataType.build("bigint")
+    return out
 
 
 @rewrites(exp.TimeToUnix, "to_unixtime")
 def to_unixtime(node: exp.Expression) -> exp.Expression:
-    return spark("unix_micros(CAST(_0 AS TIMESTAMP)) / 1000000D", node.this)
+    out = spark("unix_micros(CAST(_0 AS TIMESTAMP)) / 1000000D", node.this)
+    out.type = exp.DataType.build("double")
+    return out
 
 
 # ---- numbers --------------------------------------------------------------------------------
@@ -681,11 +785,40 @@ def log(node: exp.Expression) -> exp.Expression:
 for _cls, _name in (
     (exp.Upper, "upper"),
     (exp.Lower, "lower"),
-    (exp.Length, "length"),
-    (exp.Concat, "concat"),
     (exp.Reverse, "reverse"),
 ):
     same(_cls, _name)
+
+
+def _text_args(node: exp.Expression) -> Optional[str]:
+    """Trino has no implicit cast to varchar: a number or date argument fails."""
+    for arg in (node.this, *node.expressions):
+        kind = type_of(arg) if isinstance(arg, exp.Expression) else None
+        if kind is not None and (
+            is_integral(kind)
+            or is_double(kind)
+            or is_decimal(kind)
+            or is_date(kind)
+            or is_timestamp(kind)
+        ):
+            raise Fails(
+                f"FUNCTION_NOT_FOUND: Unexpected parameters ({kind.sql('athena').lower()}) "
+                f"for function {node.sql('athena').split('(')[0].lower()}"
+            )
+    return None
+
+
+@rewrites(exp.Length, "length")
+def length(node: exp.Expression) -> exp.Expression:
+    _text_args(node)
+    return node
+
+
+@rewrites(exp.Concat, "concat")
+def concat(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) < 2:
+        raise Fails("INVALID_FUNCTION_ARGUMENT: There must be two or more concatenation arguments")
+    return node
 
 
 @rewrites(exp.Replace, "replace")
@@ -741,9 +874,22 @@ def array_join(node: exp.Expression) -> exp.Expression:
 def subscript(node: exp.Expression) -> exp.Expression:
     """``a[i]`` / ``m[k]`` fail out of range or for a missing key (ANSI mode); sqlglot has
     made an array index 0-based for Spark's ``[]``. ``element_at`` is NULL there."""
+    [index] = node.expressions
     if node.args.get("safe"):
-        [index] = node.expressions
         return call("try_element_at", node.this, index)
+    kind = type_of(node.this)
+    if kind is not None and kind.this == T.MAP:  # Athena fails on a missing key
+        return spark(
+            "CASE WHEN array_contains(map_keys(_0), _1) THEN element_at(_0, _1) "
+            "ELSE raise_error(concat('Key not present in map: ', CAST(_1 AS STRING))) END",
+            node.this,
+            index,
+        )
+    if kind is None or kind.this != T.ARRAY:
+        if not isinstance(node.this, exp.Array):
+            raise Refused(
+                f"the subscript {node.sql('athena')} (of a value whose type the emulator cannot tell)"
+            )
     return node
 
 
@@ -784,6 +930,11 @@ for _cls, _name in (
     (exp.Pow, "power"),
     (exp.Round, "round"),
     (exp.Pi, "pi"),
+    (exp.MD5Digest, "md5"),
+    (exp.Hex, "to_hex"),
+    (exp.LowerHex, "lower(to_hex())"),
+    (exp.Encode, "to_utf8"),
+    (exp.Rand, "random"),
     (exp.Cbrt, "cbrt"),
     (exp.Degrees, "degrees"),
     (exp.Radians, "radians"),
