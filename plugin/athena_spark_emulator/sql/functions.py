@@ -444,37 +444,54 @@ def _rounded_timestamp(
     return out
 
 
+def _text_cast(
+    node: Any, value: exp.Expression, source: Any, target: exp.DataType, safe: bool
+) -> Optional[exp.Expression]:
+    """A cast to varchar/char where Spark's text differs from Athena's (None: it does not)."""
+    if is_timestamp(source):  # Athena writes the type's fractional digits, 3 at least
+        digits = 3
+        if source is not None and source.expressions:
+            digits = max(3, int(source.expressions[0].this.this))
+        fmt = "yyyy-MM-dd HH:mm:ss." + "S" * digits
+        return spark(f"date_format(_0, '{fmt}')", value)
+    if is_double(source):
+        raise Refused(f"cast of a double to varchar ({node.sql('athena')})")
+    if target.expressions:
+        return _sized_text(node, value, source, target, safe)
+    return None
+
+
+def _timestamp_target(
+    node: Any, value: exp.Expression, source: Any, target: exp.DataType
+) -> exp.Expression:
+    """Spark's timestamp, or the value rounded to the target's precision (a Spark form)."""
+    digits = int(target.expressions[0].this.this) if target.expressions else 3
+    literal = isinstance(value, exp.Literal) and value.is_string
+    if digits not in (3, 6) and not literal:
+        raise Refused(f"{node.sql('athena')} (timestamp(3) and timestamp(6) only)")
+    rounded = _rounded_timestamp(node, value, source, target)
+    return rounded if rounded is not None else exp.DataType.build("timestamp")
+
+
 def _cast(node: Any, safe: bool) -> exp.Expression:
     target = node.to
     value = node.this
     source = type_of(value)
     if target.this == T.DECIMAL and not target.expressions:
         target = _bare_decimal(value)
-    if target.this in (T.VARCHAR, T.CHAR, T.TEXT) and (is_timestamp(source)):
-        digits = 3
-        if source is not None and source.expressions:
-            digits = max(3, int(source.expressions[0].this.this))
-        fmt = "yyyy-MM-dd HH:mm:ss." + "S" * digits
-        return spark(f"date_format(_0, '{fmt}')", value)
-    if target.this in (T.VARCHAR, T.CHAR, T.TEXT) and is_double(source):
-        raise Refused(f"cast of a double to varchar ({node.sql('athena')})")
+    if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
+        text = _text_cast(node, value, source, target, safe)
+        if text is not None:
+            return text
+        target = exp.DataType.build("string")
     if is_integral(target) and (is_double(source) or is_decimal(source)):
         value = spark("round(_0)", value)
-    if target.this in (T.VARCHAR, T.CHAR, T.TEXT) and target.expressions:
-        return _sized_text(node, value, source, target, safe)
-    if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
-        target = exp.DataType.build("string")
     if target.this == T.STRUCT:
         target = _named_fields(target)
     if target.this == T.TIMESTAMP:
-        digits = int(target.expressions[0].this.this) if target.expressions else 3
-        literal = isinstance(value, exp.Literal) and value.is_string
-        if digits not in (3, 6) and not literal:
-            raise Refused(f"{node.sql('athena')} (timestamp(3) and timestamp(6) only)")
-        rounded = _rounded_timestamp(node, value, source, target)
-        if rounded is not None:
-            return rounded
-        target = exp.DataType.build("timestamp")
+        target = _timestamp_target(node, value, source, target)
+        if not isinstance(target, exp.DataType):
+            return target  # rounded
     athena_type = node.args["to"]
     if athena_type.this == T.DECIMAL and not athena_type.expressions:
         athena_type = target
@@ -885,11 +902,10 @@ def subscript(node: exp.Expression) -> exp.Expression:
             node.this,
             index,
         )
-    if kind is None or kind.this != T.ARRAY:
-        if not isinstance(node.this, exp.Array):
-            raise Refused(
-                f"the subscript {node.sql('athena')} (of a value whose type the emulator cannot tell)"
-            )
+    if (kind is None or kind.this != T.ARRAY) and not isinstance(node.this, exp.Array):
+        raise Refused(
+            f"the subscript {node.sql('athena')} (of a value whose type the emulator cannot tell)"
+        )
     return node
 
 
