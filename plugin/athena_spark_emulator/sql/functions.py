@@ -125,7 +125,6 @@ for _cls in (
     exp.WindowSpec,
     exp.Var,
     exp.Exists,
-    exp.Lambda,
     exp.DataTypeParam,
     exp.Interval,
 ):
@@ -191,6 +190,21 @@ def _coalesce_check(node: exp.Expression) -> Optional[str]:
         ):
             return f"coalesce of rows ({node.sql('athena')})"
     return None
+
+
+def _lambda_check(node: exp.Expression) -> Optional[str]:
+    """Athena fails a lambda whose body has a subquery or an aggregate (Spark runs it)."""
+    body = node.this
+    if body.find(exp.Select, exp.Subquery):
+        raise Fails("Lambda expression cannot contain subqueries")
+    if body.find(exp.AggFunc, exp.Window):
+        raise Fails(
+            "Lambda expression cannot contain aggregations, window functions or grouping operations"
+        )
+    return None
+
+
+same(exp.Lambda, "lambda", _lambda_check)
 
 
 def _tuple_check(node: exp.Expression) -> Optional[str]:
@@ -752,6 +766,8 @@ def _quote_format_letters(node: exp.Expression) -> exp.Expression:
     fmt = node.args.get("format")
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         raise Refused(f"{node.sql('athena')} with a format that is not a literal")
+    if isinstance(node, exp.StrToTime) and "%y" in fmt.this:  # two-digit years pivot apart
+        raise Refused(f"{node.sql('athena')} (parsing a two-digit year, %y)")
     node.set("format", exp.Literal.string(_FORMAT_LITERAL.sub(r"'\1'", fmt.this)))
     return node
 
