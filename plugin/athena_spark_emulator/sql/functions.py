@@ -1298,4 +1298,44 @@ def typeof(node: exp.Expression) -> exp.Expression:
     return exp.Literal.string(names[kind.this])
 
 
+same(exp.ColumnDef, "row field type")  # the named fields of row(a integer, ...)
+
+
+@rewrites(exp.Sign, "sign")
+def sign(node: exp.Expression) -> exp.Expression:
+    """Trino's sign keeps an integer argument's type; Spark's signum is a double."""
+    kind = type_of(node.this)
+    if is_integral(kind):
+        assert kind is not None
+        out = exp.Cast(this=spark("signum(_0)", node.this), to=kind)
+        out.type = kind
+        return out
+    if is_double(kind):
+        return spark("signum(_0)", node.this)
+    raise Refused(f"{node.sql('athena')} (sign of a value other than an integer or double)")
+
+
+@rewrites(exp.GroupConcat, "listagg")
+def listagg(node: exp.Expression) -> exp.Expression:
+    this = node.this
+    separator = node.args.get("separator") or exp.Literal.string("")
+    if node.args.get("on_overflow") is not None:
+        raise Refused("listagg ... ON OVERFLOW")
+    value = this.this if isinstance(this, exp.Order) else this
+    kind = type_of(value)
+    if kind is None or not _is_text(kind):  # Athena's listagg takes varchar only
+        if kind is not None:
+            raise Fails(
+                f"FUNCTION_NOT_FOUND: Unexpected parameters ({kind.sql('athena').lower()}) for function listagg"
+            )
+        raise Refused(f"{node.sql('athena')} (of a value whose type the emulator cannot tell)")
+    if isinstance(this, exp.Order):
+        values = _ordered_list(this.this, this)
+    elif isinstance(this, exp.Distinct):
+        raise Refused("listagg(DISTINCT ...)")
+    else:
+        values = _ordered_list(this, None)
+    return spark("array_join(_0, _1)", values, separator)
+
+
 __all__ = ["TABLE", "Entry", "FunctionTable", "Refused"]

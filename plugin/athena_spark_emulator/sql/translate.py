@@ -108,6 +108,8 @@ _NEEDS_TYPES = (
     exp.Typeof,
     exp.Anonymous,
     exp.Extract,
+    exp.GroupConcat,
+    exp.Sign,
 )
 
 
