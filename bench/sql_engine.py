@@ -25,7 +25,7 @@ STATEMENTS = [
     "select count(*) as failures, count(*) != 0 as should_warn, count(*) != 0 as should_error "
     "from (select * from t where id is null) dbt_internal_test",
     "select country, count(*) as n, sum(amount) as total from t group by country",
-    "select id, cast(amount as varchar) as a, from_iso8601_timestamp('2020-01-01T00:00:00Z') ts "
+    "select id, cast(amount as varchar) as a, date_parse('2020-01-01', '%Y-%m-%d') ts "
     "from t where amount > 10 order by id limit 100",
 ]
 CTAS = (
@@ -46,29 +46,31 @@ def median_ms(fn: Callable[[], object], runs: int = 15) -> float:
 
 
 def translation() -> None:
-    from athena_spark_emulator import athena_sql
+    from athena_spark_emulator.sql import syntax as athena_sql
+    from athena_spark_emulator.sql.translate import to_spark
 
     def translate_all() -> None:
         for text in [*STATEMENTS, CTAS]:
             tree = athena_sql.parse(text)
             athena_sql.statement_kind(tree)
             query = tree.expression if tree.expression is not None else tree
-            athena_sql.to_spark(query, {})
+            to_spark(query, {})
 
     per = median_ms(translate_all, 50) / (len(STATEMENTS) + 1)
     print(f"translation (parse + kind + Spark SQL), median per statement: {per:.2f} ms")
 
 
 def engines(folder: Path) -> None:
-    from athena_spark_emulator import athena_sql
     from athena_spark_emulator.spark_executor import get_spark
+    from athena_spark_emulator.sql import syntax as athena_sql
+    from athena_spark_emulator.sql.translate import to_spark
 
     spark = get_spark()
     rows = [(i, ["DE", "FR", "US"][i % 3], float(i % 97)) for i in range(10_000)]
     frame = spark.createDataFrame(rows, "id bigint, country string, amount double")
     frame.write.mode("overwrite").parquet(str(folder / "t"))
     spark.read.parquet(str(folder / "t")).createOrReplaceTempView("t")
-    spark_sql = [athena_sql.to_spark(athena_sql.parse(s), {}) for s in STATEMENTS]
+    spark_sql = [to_spark(athena_sql.parse(s), {}) for s in STATEMENTS]
     spark_ms = median_ms(lambda: [spark.sql(s).collect() for s in spark_sql]) / len(STATEMENTS)
     print(f"Spark (local[1], warm), median per query statement: {spark_ms:.1f} ms")
     try:

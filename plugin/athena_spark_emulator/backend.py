@@ -91,10 +91,10 @@ class Fault:
 
 @dataclass
 class SqlLog:
-    """The Athena SQL an emulator ran (see sql.py)."""
+    """The Athena SQL an emulator ran (see sql/execution.py)."""
 
     failures: Dict[str, str] = field(default_factory=dict)  # query execution id -> reason
-    outcomes: Dict[str, Any] = field(default_factory=dict)  # id -> sql_statements.Outcome
+    outcomes: Dict[str, Any] = field(default_factory=dict)  # id -> sql.statements.Outcome
     applied: List[str] = field(default_factory=list)  # statements that succeeded, in order
     seen: List[str] = field(default_factory=list)  # every statement seen
     tokens: Dict[str, str] = field(default_factory=dict)  # ClientRequestToken -> id

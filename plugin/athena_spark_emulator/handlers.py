@@ -5,8 +5,8 @@ Every statement the emulator answers instead of passing it on is picked from
 name and sqlglot keys its parsers by expression class:
 
 * ``("athena", kind)``: a ``StartQueryExecution`` statement, ``kind`` being
-  ``athena_sql.statement_kind`` of its sqlglot tree (``SELECT``, ``CREATE TABLE AS``, ...);
-  the handlers are in ``sql_statements.py``. A kind without a handler fails the query.
+  ``sql.syntax.statement_kind`` of its sqlglot tree (``SELECT``, ``CREATE TABLE AS``, ...);
+  the handlers are in ``sql/statements.py``. A kind without a handler fails the query.
 * ``("spark", kind)``: ``spark.sql(...)`` inside a calculation, ``kind`` being the class of
   Spark's parsed logical plan (``ShowTableProperties``, ``CreateTableAsSelect USING
   iceberg``); the handlers are in ``spark_catalogs.py``. A kind without a handler is run by

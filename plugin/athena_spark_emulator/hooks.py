@@ -8,7 +8,7 @@ process, for example) gets moto's behaviour unchanged.
 * ``BaseResponse.call_action``: every JSON/query-protocol request (Athena, Glue, STS, IAM)
   goes through :func:`athena_spark_emulator.responses.dispatch`.
 * ``AthenaBackend.start_query_execution`` / ``AthenaResponse.get_query_execution``: every
-  Athena SQL statement is run (``sql.py``, ``sql_statements.py``).
+  Athena SQL statement is run (``sql/``).
 * ``S3Backend.delete_object``: deleting an object (dbt-athena deletes a table location's
   objects before it rebuilds or drops the table) removes the local file standing for it,
   so the warehouse directory holds exactly what Glue points to (with ``--data-dir``, a

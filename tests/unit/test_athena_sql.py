@@ -1,5 +1,5 @@
-"""The emulator's reading of Athena SQL (athena_sql.py, the handler table of
-sql_statements.py), without Spark or moto: each statement kind dbt-athena sends, the
+"""The emulator's reading of Athena SQL (sql/syntax.py, sql/translate.py,
+sql/results.py, the handler table of sql/statements.py), without Spark or moto: each statement kind dbt-athena sends, the
 names and properties read from the parsed tree, the Spark SQL a query becomes, the
 results' types and text, and the statements it refuses."""
 
@@ -10,8 +10,9 @@ import decimal
 
 import pytest
 
-from athena_spark_emulator import athena_sql, sql_statements
-from athena_spark_emulator.athena_sql import Name, Untranslatable
+from athena_spark_emulator.sql import results, syntax, translate
+from athena_spark_emulator.sql import statements as sql_statements
+from athena_spark_emulator.sql.syntax import Name, Untranslatable
 
 CTAS = """create table "awsdatacatalog"."analytics"."orders__dbt_tmp"
     with (
@@ -56,7 +57,7 @@ KINDS = [
 
 @pytest.mark.parametrize("statement,kind", KINDS)
 def test_each_statement_kind_dbt_athena_sends(statement: str, kind: str) -> None:
-    assert athena_sql.statement_kind(athena_sql.parse(statement)) == kind
+    assert syntax.statement_kind(syntax.parse(statement)) == kind
 
 
 @pytest.mark.parametrize(
@@ -98,8 +99,8 @@ def test_metadata_statements_need_no_spark_and_data_statements_do() -> None:
 def test_a_kind_without_handler_is_refused_naming_it_and_the_statement(
     statement: str, construct: str
 ) -> None:
-    parsed = athena_sql.parse(statement)
-    kind = athena_sql.statement_kind(parsed)
+    parsed = syntax.parse(statement)
+    kind = syntax.statement_kind(parsed)
     with pytest.raises(Untranslatable) as caught:
         sql_statements.handler_for(sql_statements.Statement(statement, parsed, kind))
     message = str(caught.value)
@@ -109,21 +110,21 @@ def test_a_kind_without_handler_is_refused_naming_it_and_the_statement(
 
 def test_a_statement_sqlglot_cannot_parse_is_refused() -> None:
     with pytest.raises(Untranslatable, match="a statement sqlglot cannot parse") as caught:
-        athena_sql.parse("select * from t match_recognize (x")
+        syntax.parse("select * from t match_recognize (x")
     assert "Statement: select * from t match_recognize (x" in str(caught.value)
 
 
 def test_two_statements_in_one_query_are_refused() -> None:
     with pytest.raises(Untranslatable, match="2 statements in one query"):
-        athena_sql.parse("select 1; select 2")
+        syntax.parse("select 1; select 2")
 
 
 def test_names_come_from_the_parsed_tree() -> None:
-    tree = athena_sql.parse(
+    tree = syntax.parse(
         'select * from "partner_catalog"."sales"."orders" o join analytics.t using (id) '
         "join plain using (id)"
     )
-    names = [athena_sql.table_name(t) for t in athena_sql.tables_read(tree)]
+    names = [syntax.table_name(t) for t in syntax.tables_read(tree)]
     assert names == [
         Name("partner_catalog", "sales", "orders"),
         Name(None, "analytics", "t"),
@@ -132,13 +133,13 @@ def test_names_come_from_the_parsed_tree() -> None:
 
 
 def test_cte_names_are_not_tables() -> None:
-    tree = athena_sql.parse("with a as (select * from db.src) select * from a join db.b using (x)")
-    assert sorted(t.name for t in athena_sql.tables_read(tree)) == ["b", "src"]
+    tree = syntax.parse("with a as (select * from db.src) select * from a join db.b using (x)")
+    assert sorted(t.name for t in syntax.tables_read(tree)) == ["b", "src"]
 
 
 def test_ctas_properties_as_dbt_athena_writes_them() -> None:
-    create = athena_sql.parse(CTAS)
-    assert athena_sql.properties(create) == {
+    create = syntax.parse(CTAS)
+    assert syntax.properties(create) == {
         "table_type": "hive",
         "is_external": True,
         "external_location": "s3://dbt-data/analytics/orders/5f0c",
@@ -148,21 +149,21 @@ def test_ctas_properties_as_dbt_athena_writes_them() -> None:
 
 
 def test_seed_table_properties_and_columns() -> None:
-    create = athena_sql.parse(SEED)
-    props = athena_sql.properties(create)
+    create = syntax.parse(SEED)
+    props = syntax.properties(create)
     assert props["serde"] == "org.apache.hadoop.hive.serde2.OpenCSVSerde"
     assert props["location"] == "s3://dbt-data/analytics/countries__dbt_tmp/1"
     assert props["skip.header.line.count"] == "1"
-    assert athena_sql.column_defs(create) == [("country", "string"), ("vat", "string")]
+    assert syntax.column_defs(create) == [("country", "string"), ("vat", "string")]
 
 
 def test_a_query_becomes_spark_sql_over_the_views_that_stand_for_its_tables() -> None:
-    tree = athena_sql.parse(
+    tree = syntax.parse(
         "select o.id, try_cast(o.amount as varchar) as a, approx_distinct(c.id) n "
         'from "analytics"."orders" o join analytics.customers c on c.id = o.id group by 1, 2'
     )
-    tables = athena_sql.tables_read(tree)
-    spark = athena_sql.to_spark(tree, {id(tables[0]): "v1", id(tables[1]): "v2"})
+    tables = syntax.tables_read(tree)
+    spark = translate.to_spark(tree, {id(tables[0]): "v1", id(tables[1]): "v2"})
     assert spark == (
         "SELECT o.id, TRY_CAST(o.amount AS STRING) AS a, APPROX_COUNT_DISTINCT(c.id) AS n "
         "FROM `v1` AS o JOIN `v2` AS c ON c.id = o.id GROUP BY 1, 2"
@@ -170,9 +171,9 @@ def test_a_query_becomes_spark_sql_over_the_views_that_stand_for_its_tables() ->
 
 
 def test_an_unaliased_table_keeps_its_name_for_qualified_columns() -> None:
-    tree = athena_sql.parse("select orders.id from analytics.orders")
-    [table] = athena_sql.tables_read(tree)
-    assert athena_sql.to_spark(tree, {id(table): "v"}) == "SELECT orders.id FROM `v` AS orders"
+    tree = syntax.parse("select orders.id from analytics.orders")
+    [table] = syntax.tables_read(tree)
+    assert translate.to_spark(tree, {id(table): "v"}) == "SELECT orders.id FROM `v` AS orders"
 
 
 @pytest.mark.parametrize(
@@ -190,23 +191,26 @@ def test_an_unaliased_table_keeps_its_name_for_qualified_columns() -> None:
 def test_result_column_types_are_athena_s(type_name: str, athena: str) -> None:
     from pyspark.sql import types
 
-    assert athena_sql.athena_type(getattr(types, type_name)()) == athena
+    assert results.athena_type(getattr(types, type_name)()) == athena
 
 
 def test_complex_result_types_are_athena_s() -> None:
     from pyspark.sql import types as T
 
-    assert athena_sql.athena_type(T.DecimalType(10, 2)) == "decimal"
-    assert athena_sql.athena_type(T.ArrayType(T.LongType())) == "array"
-    assert athena_sql.athena_type(T.MapType(T.StringType(), T.LongType())) == "map"
-    assert athena_sql.athena_type(T.StructType([T.StructField("a", T.LongType())])) == "row"
+    assert results.athena_type(T.DecimalType(10, 2)) == "decimal"
+    assert results.athena_type(T.ArrayType(T.LongType())) == "array"
+    assert results.athena_type(T.MapType(T.StringType(), T.LongType())) == "map"
+    assert results.athena_type(T.StructType([T.StructField("a", T.LongType())])) == "row"
 
 
 def test_result_values_are_written_as_athena_writes_them() -> None:
-    value = athena_sql.athena_value
+    value = results.athena_value
     assert value(None) is None
     assert value(True) == "true"
-    assert value(datetime.datetime(2020, 1, 2, 3, 4, 5, 123456)) == "2020-01-02 03:04:05.123"
+    # microseconds kept (Athena's timestamp(6)); milliseconds otherwise, as timestamp(3)
+    assert value(datetime.datetime(2020, 1, 2, 3, 4, 5, 123456)) == "2020-01-02 03:04:05.123456"
+    assert value(datetime.datetime(2020, 1, 2, 3, 4, 5, 123000)) == "2020-01-02 03:04:05.123"
+    assert value(datetime.timedelta(days=1, hours=2, minutes=3, seconds=4)) == "1 02:03:04.000"
     assert value(datetime.date(2020, 1, 2)) == "2020-01-02"
     assert value(decimal.Decimal("2.50")) == "2.50"
     assert value([1, None, 3]) == "[1, null, 3]"
@@ -214,35 +218,36 @@ def test_result_values_are_written_as_athena_writes_them() -> None:
 
 
 def test_varchar_is_string_in_glue() -> None:
-    assert athena_sql.hive_type("VARCHAR") == "string"
-    assert athena_sql.hive_type("varchar(20)") == "string"
-    assert athena_sql.hive_type("integer") == "int"
-    assert athena_sql.hive_type("decimal(10,2)") == "decimal(10,2)"
+    assert syntax.hive_type("VARCHAR") == "string"
+    assert syntax.hive_type("varchar(20)") == "string"
+    assert syntax.hive_type("integer") == "int"
+    assert syntax.hive_type("decimal(10,2)") == "decimal(10,2)"
 
 
 def test_dbt_athena_seed_timestamp_parsing_becomes_spark_patterns() -> None:
-    """dbt-athena's seeds wrap each timestamp format in try(date_parse(...)); Spark has
-    no try() (a failed parse is NULL already) and needs literal letters quoted."""
-    tree = athena_sql.parse(
+    """dbt-athena's seeds wrap each timestamp format in try(date_parse(...)): under ANSI
+    mode Spark's try_to_timestamp (NULL where the parse fails, as try() on Athena), with
+    literal letters quoted as Spark's patterns need."""
+    tree = syntax.parse(
         "select coalesce(try(date_parse(x, '%Y-%m-%dT%H:%i:%s.%fZ')), "
         "try(date_parse(x, '%Y-%m-%d %H:%i:%s'))) as x from t"
     )
-    assert athena_sql.to_spark(tree, {}) == (
-        "SELECT COALESCE(TO_TIMESTAMP(x, 'yyyy-M-d\\'T\\'H:m:s.SSSSSS\\'Z\\''), "
-        "TO_TIMESTAMP(x, 'yyyy-M-d H:m:s')) AS x FROM t"
+    assert translate.to_spark(tree, {}) == (
+        "SELECT COALESCE(TRY_TO_TIMESTAMP(x, 'yyyy-M-d\\'T\\'H:m:s.SSSSSS\\'Z\\''), "
+        "TRY_TO_TIMESTAMP(x, 'yyyy-M-d H:m:s')) AS x FROM t"
     )
 
 
 def test_dbt_athena_merge_becomes_three_spark_queries() -> None:
     """dbt-athena's iceberg merge: kept target rows, matched rows after their first
     clause (deleted ones out), and the inserted source rows."""
-    tree = athena_sql.parse(
+    tree = syntax.parse(
         "merge into analytics.t as target using analytics.t__dbt_tmp as src "
         "on (target.id = src.id) when matched and src.x is null then delete "
         "when matched then update set x = src.x "
         "when not matched then insert (id, x) values (src.id, src.x)"
     )
-    plan = athena_sql.merge_plan(tree, ["id", "x"], "merge ...")
+    plan = translate.merge_plan(tree, ["id", "x"], "merge ...")
     kept, updated, inserted = plan.queries("tv", "sv")
     assert kept == (
         "SELECT target.`id`, target.`x` FROM `tv` AS target LEFT ANTI JOIN `sv` AS src "

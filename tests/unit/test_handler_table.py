@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from athena_spark_emulator import handlers, spark_catalogs, sql_statements
+from athena_spark_emulator import handlers, spark_catalogs
+from athena_spark_emulator.sql import statements as sql_statements
 
 
 def test_athena_and_spark_statements_are_picked_from_the_same_table() -> None:

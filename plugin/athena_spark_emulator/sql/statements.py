@@ -1,13 +1,13 @@
 """The Athena SQL statements the emulator runs: one handler per statement kind.
 
-``StartQueryExecution`` (``sql.py``) parses the statement (``athena_sql.parse``), looks its
-kind (``athena_sql.statement_kind``) up in the emulator's one table of statement handlers
+``StartQueryExecution`` (``execution.py``) parses the statement (``syntax.parse``), looks its
+kind (``syntax.statement_kind``) up in the emulator's one table of statement handlers
 (``handlers.HANDLERS``, dialect ``athena``) and runs the handler on the
 emulator's Glue catalog and files, with the Spark executor's local session as the engine:
 the same catalog, files and session that Python models read and write, so a SQL model's
 table is what a Python model reads and the other way round. A kind without a handler, or a
 construct a handler cannot run, ends the query ``FAILED`` with the statement and the
-construct named (:class:`athena_sql.Untranslatable`). Adding a statement is one function
+construct named (:class:`syntax.Untranslatable`). Adding a statement is one function
 here, registered with ``@handles(kind)``.
 
 Names are resolved as Athena resolves them: a name without catalog is in the query's
@@ -28,8 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from sqlglot import exp
 
-from athena_spark_emulator import athena_sql, iceberg
-from athena_spark_emulator.athena_sql import Name, Untranslatable, merge_plan
+from athena_spark_emulator import iceberg
 from athena_spark_emulator.catalog import (
     Catalog,
     TableRef,
@@ -40,6 +39,9 @@ from athena_spark_emulator.catalog import (
 )
 from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION
 from athena_spark_emulator.handlers import ATHENA, HANDLERS, Handler
+from athena_spark_emulator.sql import results, syntax, translate
+from athena_spark_emulator.sql.syntax import Name, Untranslatable
+from athena_spark_emulator.sql.translate import merge_plan
 
 DEFAULT_CATALOG = "awsdatacatalog"
 VIEW_TEXT_PREFIX = "/* Presto View: "
@@ -94,6 +96,7 @@ class Engine:
         self.catalog = catalog
         self.spark = spark
         self._temp_views: List[str] = []
+        self._schemas: Dict[str, Dict[str, str]] = {}  # view -> {column: Spark type}
 
     def close(self) -> None:
         for view in self._temp_views:
@@ -131,7 +134,7 @@ class Engine:
         return TableRef(account, glue_name(database), glue_name(name.table))
 
     def table_ref(self, table: exp.Table, statement: Statement, action: str) -> TableRef:
-        ref = self.ref(athena_sql.table_name(table), statement)
+        ref = self.ref(syntax.table_name(table), statement)
         try:
             self.catalog.check_access(ref, action)
         except Exception as exc:
@@ -160,13 +163,15 @@ class Engine:
         """A Spark DataFrame of ``query``: every table it reads registered as a temporary
         view (a view's own query expanded the same way), then the query in Spark SQL."""
         views: Dict[int, str] = {}
-        for table in athena_sql.tables_read(query):
+        for table in syntax.tables_read(query):
             views[id(table)] = self.temp_view(table, statement)
-        return self.spark.sql(athena_sql.to_spark(query, views))
+        frame = self.spark.sql(translate.to_spark(query, views, self._schemas))
+        names = translate.athena_names(frame.columns)
+        return frame if names == frame.columns else frame.toDF(*names)
 
     def temp_view(self, table: exp.Table, statement: Statement) -> str:
         ref = self.table_ref(table, statement, "glue:GetTable")
-        entry = self.glue_entry(ref, str(athena_sql.table_name(table)))
+        entry = self.glue_entry(ref, str(syntax.table_name(table)))
         if str(entry.get("TableType", "")).upper() == "VIRTUAL_VIEW":
             return self.register(self.view_frame(ref, entry))
         return self.register(self.table_frame(ref))
@@ -176,13 +181,14 @@ class Engine:
         view = f"athena_emulator_{next(_VIEW_IDS)}"
         frame.createOrReplaceTempView(view)
         self._temp_views.append(view)
+        self._schemas[view] = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
         return view
 
     def view_frame(self, ref: TableRef, entry: Dict[str, Any]) -> Any:
         original = view_definition(entry)
         inner = Statement(
             original["originalSql"],
-            athena_sql.parse(original["originalSql"]),
+            syntax.parse(original["originalSql"]),
             "SELECT",
             original.get("schema") or ref.database,
             original.get("catalog") or DEFAULT_CATALOG,
@@ -252,9 +258,13 @@ def glue_columns(schema: Any, skip: Sequence[str] = ()) -> List[Tuple[str, str]]
 
 def result_of(frame: Any) -> Outcome:
     rows = frame.collect()
-    columns = [(f.name.lower(), athena_sql.athena_type(f.dataType)) for f in frame.schema.fields]
+    columns = [(f.name.lower(), results.athena_type(f.dataType)) for f in frame.schema.fields]
+    kinds = [type(f.dataType).__name__ for f in frame.schema.fields]
     return Outcome(
-        "DML", columns, [[athena_sql.athena_value(v) for v in row] for row in rows], len(rows)
+        "DML",
+        columns,
+        [[results.athena_value(v, k) for v, k in zip(row, kinds)] for row in rows],
+        len(rows),
     )
 
 
@@ -316,7 +326,7 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
     ref = _new_table(engine, statement)
     if ref is None:
         return Outcome()  # create table if not exists, and it exists
-    props = athena_sql.properties(tree)
+    props = syntax.properties(tree)
     if "WithDataProperty" in props:
         raise Untranslatable("create table ... with no data", statement.text)
     frame = engine.frame(tree.expression, statement)
@@ -361,7 +371,7 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
     ref = _new_table(engine, statement)
     if ref is None:
         return Outcome()  # create table if not exists, and it exists
-    props = athena_sql.properties(tree)
+    props = syntax.properties(tree)
     if str(props.get("table_type", "hive")).lower() == "iceberg":
         raise Untranslatable("create table (columns) for Iceberg tables", statement.text)
     if "location" not in props:
@@ -388,7 +398,7 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
     )
     engine.catalog.sync_from_s3(location, ref.account)
     engine.catalog.put_table(
-        ref, athena_sql.column_defs(tree), location, fmt, parameters=params, serde=extra
+        ref, syntax.column_defs(tree), location, fmt, parameters=params, serde=extra
     )
     return Outcome()
 
@@ -505,14 +515,14 @@ def create_view(engine: Engine, statement: Statement) -> Outcome:
     if engine.catalog.table_exists(ref) and not tree.args.get("replace"):
         raise QueryFailed(f"ALREADY_EXISTS: View '{ref.database}.{ref.table}' already exists")
     frame = engine.frame(tree.expression, statement)  # analysed: the view must resolve
-    sql = tree.expression.sql(athena_sql.DIALECT)
+    sql = tree.expression.sql(syntax.DIALECT)
     columns = glue_columns(frame.schema)
     definition = {
         "originalSql": sql,
         "catalog": statement.catalog,
         "schema": statement.database,
         "columns": [
-            {"name": f.name.lower(), "type": athena_sql.athena_type(f.dataType)}
+            {"name": f.name.lower(), "type": results.athena_type(f.dataType)}
             for f in frame.schema.fields
         ],
     }
@@ -581,7 +591,7 @@ def set_table_properties(engine: Engine, statement: Statement) -> Outcome:
         if not isinstance(props, exp.Properties):
             raise Untranslatable("alter table ... set other than tblproperties", statement.text)
         for prop in props.expressions:
-            found[athena_sql._key(prop)] = str(athena_sql._value(prop.args.get("value")))
+            found[syntax._key(prop)] = str(syntax._value(prop.args.get("value")))
     engine.catalog.set_parameters(ref, found)
     return Outcome()
 

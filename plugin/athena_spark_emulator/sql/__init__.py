@@ -1,0 +1,35 @@
+"""The emulator's Athena SQL, in one place.
+
+A statement sent with ``StartQueryExecution`` goes through these modules in order:
+
+* ``syntax.py``: parsed with sqlglot's ``athena`` dialect; its kind (the handler key), the
+  tables it names, a CREATE's properties. Pure.
+* ``statements.py``: the handler for its kind (``@handles(kind)``, in the one table
+  ``handlers.HANDLERS``) runs it on the emulator's Glue catalog, files and Spark.
+* ``translate.py``: a query rendered as Spark SQL with Athena's semantics. Pure.
+* ``results.py``: the rows and column types as ``GetQueryResults`` gives them. Pure.
+* ``execution.py``: the moto hooks around ``StartQueryExecution``, ``GetQueryExecution``
+  and ``GetQueryResults`` that do all of this.
+"""
+
+from __future__ import annotations
+
+from athena_spark_emulator.sql.execution import (
+    NEEDS_SPARK,
+    TIME_PARSER,
+    get_query_execution,
+    get_query_results,
+    run,
+    start_query_execution,
+    start_query_request,
+)
+
+__all__ = [
+    "NEEDS_SPARK",
+    "TIME_PARSER",
+    "get_query_execution",
+    "get_query_results",
+    "run",
+    "start_query_execution",
+    "start_query_request",
+]

@@ -1,0 +1,195 @@
+"""Athena (Trino) SQL as the emulator reads it: parsing, statement kinds, table names and
+``with (...)`` properties. Pure: no Spark, no moto.
+
+* :func:`parse` reads one statement with sqlglot's ``athena`` dialect (Athena engine v3
+  is Trino). A statement sqlglot cannot parse, or only keeps as an opaque ``Command``,
+  raises :class:`Untranslatable` naming the statement and the construct.
+* :func:`statement_kind` names what a parsed statement is (``"CREATE TABLE AS"``,
+  ``"CREATE VIEW"``, ``"INSERT"``, ``"SELECT"``, ...): the key of the handler table in
+  ``statements.py``.
+* :func:`table_name` / :func:`tables_read` give the names a statement uses, from the
+  parsed tree (catalog, database, table), never from the text.
+* :func:`properties` / :func:`column_defs` read a CREATE's table properties and columns.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Set
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError
+
+DIALECT = "athena"
+# sqlglot logs a warning for each statement it keeps as a Command; the emulator refuses
+# those itself, with the statement named.
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+_MAX_QUOTED = 600  # characters of a statement quoted in an error
+
+
+def excerpt(statement: str) -> str:
+    text = " ".join(statement.split())
+    return text if len(text) <= _MAX_QUOTED else text[:_MAX_QUOTED] + " ..."
+
+
+class Untranslatable(Exception):
+    """A statement the emulator cannot translate or run; the query ends FAILED with this."""
+
+    def __init__(self, construct: str, statement: str, detail: str = "") -> None:
+        self.construct = construct
+        self.statement = statement
+        message = (
+            f"NOT_SUPPORTED: the Athena emulator cannot run {construct}"
+            + (f" ({detail})" if detail else "")
+            + f". Statement: {excerpt(statement)}"
+        )
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Name:
+    """A table name as a statement wrote it (parts it left out are None)."""
+
+    catalog: Optional[str]
+    database: Optional[str]
+    table: str
+
+    def __str__(self) -> str:
+        return ".".join(p for p in (self.catalog, self.database, self.table) if p)
+
+
+def parse(statement: str) -> exp.Expression:
+    """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
+    try:
+        trees = [t for t in sqlglot.parse(statement, read=DIALECT) if t is not None]
+    except ParseError as exc:
+        errors = getattr(exc, "errors", None) or [{}]
+        first = errors[0].get("description") or str(exc).splitlines()[0]
+        near = str(errors[0].get("highlight") or "").strip()
+        construct = "a statement sqlglot cannot parse" + (f" (near '{near}')" if near else "")
+        raise Untranslatable(construct, statement, first) from None
+    if len(trees) != 1:
+        raise Untranslatable(f"{len(trees)} statements in one query", statement)
+    tree = trees[0]
+    assert isinstance(tree, exp.Expression)
+    return tree
+
+
+def statement_kind(tree: exp.Expression) -> str:
+    """The handler key of a parsed statement, e.g. ``"CREATE TABLE AS"``."""
+    if isinstance(tree, exp.Create):
+        kind = str(tree.args.get("kind") or "").upper()
+        if kind == "TABLE" and isinstance(tree.expression, exp.Query):
+            return "CREATE TABLE AS"
+        return f"CREATE {kind}"
+    if isinstance(tree, exp.Drop):
+        return f"DROP {str(tree.args.get('kind') or '').upper()}"
+    if isinstance(tree, exp.Alter):
+        actions = tree.args.get("actions") or []
+        names = {type(a).__name__ for a in actions}
+        if names == {"AlterRename"}:
+            return "ALTER TABLE RENAME"
+        if names == {"AlterSet"}:
+            return "ALTER TABLE SET"
+        return "ALTER TABLE " + " ".join(sorted(names))
+    if isinstance(tree, exp.Query):
+        return "SELECT"
+    if isinstance(tree, exp.Command):
+        return f"COMMAND {str(tree.this).upper()}"
+    return type(tree).__name__.upper()
+
+
+def table_name(table: exp.Table) -> Name:
+    return Name(table.catalog or None, table.db or None, table.name)
+
+
+def _cte_names(tree: exp.Expression) -> Set[str]:
+    return {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+
+
+def tables_read(tree: exp.Expression) -> List[exp.Table]:
+    """The ``Table`` nodes of ``tree`` that name catalog tables (not CTEs), in order."""
+    ctes = _cte_names(tree)
+    found = []
+    for table in tree.find_all(exp.Table):
+        if not table.name:
+            continue  # a table function, e.g. unnest
+        if not table.db and table.name.lower() in ctes:
+            continue
+        found.append(table)
+    return found
+
+
+# ---- CREATE TABLE properties --------------------------------------------------------------
+def properties(create: exp.Expression) -> Dict[str, Any]:
+    """The ``with (...)`` / ``tblproperties`` / ``location`` / ``row format`` of a CREATE,
+    keyed in lower case: strings, booleans, numbers, or lists (``partitioned_by``)."""
+    found: Dict[str, Any] = {}
+    props = create.args.get("properties")
+    for prop in props.expressions if props else []:
+        if isinstance(prop, exp.LocationProperty):
+            found["location"] = _value(prop.this)
+        elif isinstance(prop, exp.FileFormatProperty):
+            found["format"] = str(_value(prop.this)).lower()
+        elif isinstance(prop, exp.PartitionedByProperty):
+            found["partitioned_by"] = _partition_names(prop.this)
+        elif isinstance(prop, exp.ExternalProperty):
+            found["is_external"] = True
+        elif isinstance(prop, exp.RowFormatSerdeProperty):
+            found["serde"] = _value(prop.this)
+            serde_props = prop.args.get("serde_properties")
+            for item in serde_props.expressions if serde_props else []:
+                found[f"serde.{_key(item)}"] = _value(item.args.get("value"))
+        elif isinstance(prop, exp.Property):
+            found[_key(prop)] = _value(prop.args.get("value"))
+        else:
+            found[type(prop).__name__] = prop.sql(DIALECT)
+    return found
+
+
+def _key(prop: exp.Expression) -> str:
+    this = prop.this
+    return str(
+        this.name if isinstance(this, (exp.Literal, exp.Identifier, exp.Var)) else this
+    ).lower()
+
+
+def _value(node: Any) -> Any:
+    if node is None:
+        return None
+    if isinstance(node, exp.Boolean):
+        return bool(node.this)
+    if isinstance(node, exp.Literal):
+        return node.this if node.is_string else node.to_py()
+    if isinstance(node, exp.Array):
+        return [_value(e) for e in node.expressions]
+    if isinstance(node, (exp.Identifier, exp.Var)):
+        return node.name
+    return node.sql(DIALECT)
+
+
+def _partition_names(node: Any) -> List[str]:
+    if isinstance(node, exp.Schema):  # partitioned by (col type, ...)
+        return [c.name for c in node.expressions]
+    value = _value(node)
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def column_defs(create: exp.Expression) -> List[tuple]:
+    """``(name, hive type)`` of ``create external table t (col type, ...)``."""
+    schema = create.this
+    out = []
+    for col in schema.expressions if isinstance(schema, exp.Schema) else []:
+        kind = col.args.get("kind")
+        out.append((col.name, hive_type(kind.sql("hive") if kind else "string")))
+    return out
+
+
+def hive_type(text: str) -> str:
+    """A type as Glue stores it for Hive tables (``varchar`` -> ``string``)."""
+    lowered = text.lower().replace(" ", "")
+    if lowered in ("varchar", "text", "char") or lowered.startswith(("varchar(", "char(")):
+        return "string"
+    return {"integer": "int", "real": "float"}.get(lowered, lowered)

@@ -1,0 +1,403 @@
+"""An Athena query rendered as Spark SQL: the tables it reads replaced by the temporary
+views that stand for them, and MERGE planned as Spark queries. Pure: no Spark, no moto.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass
+from typing import Any, List, Mapping, Optional
+
+import sqlglot
+from sqlglot import exp
+
+from athena_spark_emulator.sql.functions import TABLE, Refused
+from athena_spark_emulator.sql.spark_forms import literal_type, spark, type_of
+from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable
+
+
+def to_spark(
+    query: exp.Expression,
+    views: Mapping[int, str],
+    schemas: Optional[Mapping[str, Mapping[str, str]]] = None,
+) -> str:
+    """Spark SQL for ``query`` with Athena's semantics; ``views`` maps ``id(table node)``
+    to the temporary view that stands for it (an unaliased table keeps its own name as
+    alias, so ``t.col`` still resolves), ``schemas`` gives each view's columns and Spark
+    types (what Athena's typing of division, casts and dates needs).
+
+    A function, operator, type or construct not in the table of functions.py fails with
+    :class:`Untranslatable` naming it (``NOT_SUPPORTED``)."""
+    copy = query.copy()
+    originals = [t for t in query.find_all(exp.Table)]
+    copies = [t for t in copy.find_all(exp.Table)]
+    for original, node in zip(originals, copies):
+        view = views.get(id(original))
+        if view is None:
+            continue
+        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name))
+        node.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
+    text = ""
+    try:
+        name_columns(copy)
+        copy = athena_semantics(copy, schemas or {})
+        return copy.sql(dialect="spark", unsupported_level=sqlglot.ErrorLevel.RAISE)
+    except Refused as refused:
+        text = text or query.sql(DIALECT)
+        raise Untranslatable(
+            refused.construct,
+            text,
+            refused.why
+            or "the emulator does not run it: it is not in the emulator's table of "
+            "Athena functions and constructs checked against Athena's results",
+        ) from None
+    except sqlglot.errors.UnsupportedError as exc:
+        raise Untranslatable(
+            "a construct Spark SQL has no form for", query.sql(DIALECT), str(exc)
+        ) from None
+
+
+UNNAMED_PREFIX = "__athena_col"
+
+
+def name_columns(tree: exp.Expression) -> None:
+    """Athena names a query's unaliased expressions ``_col0``, ``_col1``, ... by position
+    (a column, or a row field, keeps its name). Behind a ``*`` the position is only known
+    once Spark expands it: those are named ``__athena_col`` for :func:`athena_names`."""
+    for select in tree.find_all(exp.Select):
+        starred = False
+        for i, projection in enumerate(select.expressions):
+            if isinstance(projection, exp.Star) or (
+                isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
+            ):
+                starred = True
+                continue
+            if isinstance(projection, (exp.Alias, exp.Column, exp.Dot)):
+                continue
+            name = f"{UNNAMED_PREFIX}{i}" if starred else f"_col{i}"
+            projection.replace(exp.alias_(projection.copy(), name, quoted=False))
+
+
+def athena_names(columns: List[str]) -> List[str]:
+    """Spark's output column names with the ``__athena_col`` ones named by position."""
+    return [f"_col{i}" if c.startswith(UNNAMED_PREFIX) else c for i, c in enumerate(columns)]
+
+
+def expression_to_spark(node: exp.Expression) -> str:
+    """One expression (a MERGE condition or value) in Spark SQL with Athena's semantics."""
+    try:
+        return athena_semantics(node.copy(), {}).sql(dialect="spark")
+    except Refused as refused:
+        raise Untranslatable(refused.construct, node.sql(DIALECT), refused.why) from None
+
+
+_NEEDS_TYPES = (
+    exp.Div,
+    exp.DPipe,
+    exp.Cast,
+    exp.TryCast,
+    exp.DateAdd,
+    exp.DateDiff,
+    exp.TimestampTrunc,
+    exp.DateTrunc,
+    exp.Unnest,
+    exp.Bracket,
+    exp.Length,
+    exp.Format,
+    exp.Typeof,
+    exp.Anonymous,
+    exp.Extract,
+    exp.GroupConcat,
+    exp.Sign,
+)
+
+
+def athena_semantics(
+    tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]
+) -> exp.Expression:
+    """``tree`` checked against the table of functions.py (:class:`Refused` for what is not
+    in it), typed as far as needed, and rewritten into Spark forms with Athena's semantics."""
+    check(tree)
+    if tree.find(*_NEEDS_TYPES):
+        annotate(tree, schemas)
+    if tree.find(exp.Unnest):
+        _from_unnest_check(tree)
+    tree = rewrite(tree)
+    unnest_joins(tree)
+    return tree
+
+
+def _name_of(node: Any) -> str:
+    if isinstance(node, exp.Anonymous):
+        return f"the function {str(node.name).lower()}"
+    text = node.sql(DIALECT)
+    if isinstance(node, exp.ParseJSON):
+        return f"JSON values (the JSON type, JSON literals, json_parse: {text})"
+    if isinstance(node, exp.UnicodeString):
+        return f"the Unicode string literal {text}"
+    if isinstance(node, exp.Func):
+        match = re.match(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(", text)
+        if match:
+            return f"the function {match.group(1).lower()}"
+    short = text if len(text) <= 80 else text[:80] + " ..."
+    return f"{type(node).__name__} ({short})"
+
+
+def check(tree: exp.Expression) -> None:
+    for node in tree.walk():
+        entry = TABLE.find(node)
+        if entry is None:
+            raise Refused(_name_of(node))
+        if entry.check is not None:
+            reason = entry.check(node)  # type: ignore[arg-type]
+            if reason:
+                raise Refused(reason)
+
+
+def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> None:
+    """sqlglot's types on ``tree``'s nodes (in place); the columns of the views from
+    ``schemas`` (Spark type names). The columns are resolved (qualified) on a copy, whose
+    types are copied back node by node: the Spark SQL keeps the statement's own shape."""
+    from sqlglot.optimizer.annotate_types import annotate_types
+    from sqlglot.optimizer.qualify_columns import qualify_columns
+    from sqlglot.schema import MappingSchema
+
+    # Trino's number literal types: 1.5 is decimal(2,1) (sqlglot would say double)
+    for literal in list(tree.find_all(exp.Literal)):
+        if literal.is_string:
+            continue
+        kind = literal_type(literal.this)
+        if kind.this == exp.DataType.Type.DECIMAL and literal is not tree:
+            literal.replace(exp.Cast(this=exp.Literal.string(literal.this), to=kind))
+    schema = MappingSchema(
+        {name: dict(cols) for name, cols in schemas.items()}, dialect="spark", normalize=False
+    )
+    if not tree.find(exp.Column):
+        annotate_types(tree, schema=schema, dialect=DIALECT)
+        return
+    nodes = list(tree.walk())
+    for number, node in enumerate(nodes):
+        node.meta["athena_node"] = number
+    work = tree.copy()
+    # on failure the columns' types stay unknown: what needs them is refused
+    with contextlib.suppress(Exception):
+        qualify_columns(work, schema, expand_stars=False)
+    annotate_types(work, schema=schema, dialect=DIALECT)
+    for node in work.walk():
+        found = node.meta.get("athena_node") if node._meta else None
+        if found is not None and node.type is not None:
+            nodes[found].type = node.type
+
+
+def rewrite(tree: exp.Expression) -> exp.Expression:
+    """Each node replaced by its Spark form, children first (a rewrite sees its arguments
+    already translated, with their Athena types)."""
+    for node in reversed(list(tree.walk(bfs=False))):
+        entry = TABLE.find(node)
+        if entry is None or entry.rewrite is None:
+            continue
+        new = entry.rewrite(node)  # type: ignore[arg-type]
+        if new is node:
+            continue
+        if new.args.get("_type") is None and getattr(new, "_type", None) is None:
+            new.type = node.type
+        if node is tree:
+            tree = new
+        else:
+            node.replace(new)
+    return tree
+
+
+def _from_unnest_check(tree: exp.Expression) -> None:
+    for unnest in tree.find_all(exp.Unnest):
+        if isinstance(unnest.parent, exp.Join):
+            continue
+        if len(unnest.expressions) != 1 or unnest.args.get("offset"):
+            raise Refused("UNNEST of several arrays or WITH ORDINALITY in FROM")
+        kind = type_of(unnest.expressions[0])
+        element = kind.expressions[0] if kind is not None and kind.expressions else None
+        if (
+            kind is None
+            or kind.this != exp.DataType.Type.ARRAY
+            or (isinstance(element, exp.DataType) and element.this == exp.DataType.Type.STRUCT)
+        ):
+            raise Refused(f"UNNEST({unnest.expressions[0].sql(DIALECT)}) in FROM")
+
+
+def unnest_joins(tree: exp.Expression) -> None:
+    """``CROSS JOIN UNNEST(a) AS u(x)`` and ``LEFT JOIN UNNEST(a) AS u(x) ON TRUE`` (with
+    or without ``WITH ORDINALITY``) as Spark's ``LATERAL VIEW [OUTER]``: Trino keeps the
+    left row of an empty array only in the LEFT form, and counts ordinality from 1."""
+    for select in list(tree.find_all(exp.Select)):
+        joins = select.args.get("joins") or []
+        if not any(isinstance(j.this, exp.Unnest) for j in joins):
+            continue
+        kept, laterals = [], list(select.args.get("laterals") or [])
+        for join in joins:
+            unnest = join.this
+            if not isinstance(unnest, exp.Unnest):
+                if laterals:
+                    raise Refused("a join after a join with UNNEST")
+                kept.append(join)
+                continue
+            side = str(join.args.get("side") or "").upper()
+            on = join.args.get("on")
+            if side == "LEFT":
+                if not (isinstance(on, exp.Boolean) and on.this):
+                    raise Refused("LEFT JOIN UNNEST with a condition other than ON TRUE")
+                outer = True
+            elif side or (on is not None and not (isinstance(on, exp.Boolean) and on.this)):
+                raise Refused(f"{side} JOIN UNNEST")
+            else:
+                outer = False
+            laterals.append(_lateral(unnest, outer))
+        select.set("joins", kept or None)
+        select.set("laterals", laterals)
+
+
+def _lateral(unnest: exp.Unnest, outer: bool) -> exp.Expression:
+    alias = unnest.args.get("alias")
+    columns = list(alias.columns) if alias is not None else []
+    arrays = unnest.expressions
+    ordinality = unnest.args.get("offset")
+    if len(arrays) != 1:
+        raise Refused("UNNEST of several arrays")
+    value = arrays[0]
+    kind = type_of(value)
+    is_map = kind is not None and kind.this == exp.DataType.Type.MAP
+    if kind is None or kind.this not in (exp.DataType.Type.ARRAY, exp.DataType.Type.MAP):
+        if kind is not None or len(columns) != 1:
+            raise Refused(
+                f"UNNEST({value.sql(DIALECT)})", "the emulator cannot tell its argument's type"
+            )
+    elif not is_map:
+        element = kind.expressions[0] if kind.expressions else None
+        if element is not None and element.this == exp.DataType.Type.STRUCT:
+            raise Refused("UNNEST of an array of rows")
+    if isinstance(ordinality, exp.Identifier):
+        if is_map:
+            raise Refused("UNNEST of a map WITH ORDINALITY")
+        generator = spark("inline(transform(_0, (x, i) -> struct(x, i + 1)))", value)
+        columns = [*columns, ordinality]
+    elif is_map:
+        generator = spark("explode(_0)", value)
+    else:
+        generator = spark("explode(_0)", value)
+    if not columns:
+        raise Refused("UNNEST without column names (AS t(x))")
+    table_alias = exp.TableAlias(
+        this=alias.this if alias is not None and alias.this else exp.to_identifier("unnest"),
+        columns=columns,
+    )
+    return exp.Lateral(this=generator, view=True, outer=outer, alias=table_alias)
+
+
+# ---- MERGE ---------------------------------------------------------------------------------
+@dataclass
+class MergePlan:
+    """A MERGE as three Spark queries over a target view (with ``__emulator_row``) and a
+    source view: target rows no source row matches, matched rows after their first
+    applicable ``when matched`` clause (deleted ones left out), and the inserted rows."""
+
+    columns: List[str]
+    target: str  # the statement's aliases
+    source: str
+    on: str
+    matched: List[tuple]  # (condition, {column: expression} or None for delete)
+    insert: Optional[tuple]  # (condition, {column: expression})
+
+    def _from(self, target_view: str, source_view: str, join: str) -> str:
+        return (
+            f"FROM `{target_view}` AS {self.target} {join} `{source_view}` AS {self.source} "
+            f"ON {self.on}"
+        )
+
+    def _delete_case(self) -> str:
+        whens = " ".join(
+            f"WHEN {cond} THEN {'true' if sets is None else 'false'}" for cond, sets in self.matched
+        )
+        return f"(CASE {whens} ELSE false END)" if whens else "false"
+
+    def queries(self, target_view: str, source_view: str) -> List[str]:
+        cols = ", ".join(f"{self.target}.`{c}`" for c in self.columns)
+        kept = f"SELECT {cols} {self._from(target_view, source_view, 'LEFT ANTI JOIN')}"
+        updated_cols = []
+        for c in self.columns:
+            whens = " ".join(
+                f"WHEN {cond} THEN {sets.get(c.lower(), f'{self.target}.`{c}`')}"
+                for cond, sets in self.matched
+                if sets is not None
+            )
+            value = (
+                f"CASE {whens} ELSE {self.target}.`{c}` END" if whens else f"{self.target}.`{c}`"
+            )
+            updated_cols.append(f"{value} AS `{c}`")
+        updated = (
+            f"SELECT {', '.join(updated_cols)} {self._from(target_view, source_view, 'JOIN')} "
+            f"WHERE NOT {self._delete_case()}"
+        )
+        if self.insert is None:
+            inserted = f"SELECT {cols} FROM `{target_view}` AS {self.target} WHERE false"
+        else:
+            cond, values = self.insert
+            picked = ", ".join(f"{values.get(c.lower(), 'NULL')} AS `{c}`" for c in self.columns)
+            inserted = (
+                f"SELECT {picked} FROM `{source_view}` AS {self.source} LEFT ANTI JOIN "
+                f"`{target_view}` AS {self.target} ON {self.on} WHERE {cond}"
+            )
+        return [kept, updated, inserted]
+
+    def checks(self, target_view: str, source_view: str) -> List[str]:
+        """Queries that return rows when a target row matches several source rows."""
+        return [
+            f"SELECT {self.target}.__emulator_row "
+            f"{self._from(target_view, source_view, 'JOIN')} "
+            f"GROUP BY {self.target}.__emulator_row HAVING count(*) > 1"
+        ]
+
+    def deleted(self, spark: Any, target_view: str, source_view: str) -> int:
+        query = (
+            f"SELECT 1 {self._from(target_view, source_view, 'JOIN')} WHERE {self._delete_case()}"
+        )
+        return int(spark.sql(query).count())
+
+
+def _spark(node: Optional[exp.Expression]) -> str:
+    if node is None:
+        return "true"
+    return expression_to_spark(node)
+
+
+def merge_plan(tree: exp.Expression, columns: List[str], statement: str) -> MergePlan:
+    """The :class:`MergePlan` of a parsed MERGE on a table with ``columns``."""
+    using = tree.args["using"]
+    matched: List[tuple] = []
+    insert = None
+    for when in tree.args["whens"].expressions:
+        then, cond = when.args.get("then"), _spark(when.args.get("condition"))
+        if when.args.get("matched") and isinstance(then, exp.Update):
+            sets = {e.this.name.lower(): _spark(e.expression) for e in then.expressions}
+            matched.append((cond, sets))
+        elif (
+            when.args.get("matched") and isinstance(then, exp.Var) and then.name.lower() == "delete"
+        ):
+            matched.append((cond, None))
+        elif not when.args.get("matched") and isinstance(then, exp.Insert) and insert is None:
+            names = (
+                [c.name.lower() for c in then.this.expressions]
+                if then.this
+                else [c.lower() for c in columns]
+            )
+            values = [_spark(v) for v in then.expression.expressions]
+            insert = (cond, dict(zip(names, values)))
+        else:
+            raise Untranslatable(f"merge clause '{when.sql(DIALECT)}'", statement)
+    return MergePlan(
+        columns,
+        tree.this.alias_or_name,
+        using.alias_or_name,
+        _spark(tree.args["on"]),
+        matched,
+        insert,
+    )
