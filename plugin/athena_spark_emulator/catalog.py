@@ -375,7 +375,10 @@ class Catalog:
             },
             "PartitionKeys": [{"Name": n, "Type": t} for n, t in partition_keys],
         }
-        self._upsert_table(ref, table_input)
+        with self.lock:
+            self._upsert_table(ref, table_input)
+            # a table replaced is a new table: the old one's Glue partitions are gone
+            glue_backend(ref.account).databases[ref.database].tables[ref.table].partitions.clear()
 
     def put_view(self, ref: TableRef, columns: Sequence[Tuple[str, str]], text: str) -> None:
         """Create or replace a view as Athena SQL registers it in Glue (VIRTUAL_VIEW,

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from athena_spark_emulator import iceberg
+from athena_spark_emulator import hive_partitions, iceberg
 from athena_spark_emulator.catalog import (
     Catalog,
     HiveClientRefusal,
@@ -270,36 +270,49 @@ def session_iceberg_table(state: SessionState, parts: Sequence[str]) -> Any:
 
 def hive_frame(real: Any, catalog: Catalog, table: Mapping[str, Any]) -> Any:
     """A Hive table's files from its Glue location, read with the Glue schema (JSON, CSV
-    with its OpenCSVSerde properties, Hive text, and partitioned or empty tables)."""
+    with its OpenCSVSerde properties, Hive text, and empty tables); a partitioned table's
+    registered partitions only, each from its own location (``hive_partitions.py``)."""
     storage = table["StorageDescriptor"]
     location = storage.get("Location", "")
     params = table.get("Parameters") or {}
     classification = str(params.get("classification", "parquet")).lower()
-    path = catalog.local_uri(location)
     ddl = quoted_columns(columns_of(table))
-    if classification == "json":
-        return real.read.schema(ddl).json(path)
-    if classification in ("csv", "textfile"):
-        serde = (storage.get("SerdeInfo") or {}).get("Parameters") or {}
-        reader = real.read.schema(ddl)
-        if classification == "csv":
-            header = int(params.get("skip.header.line.count", "0") or 0) > 0
-            reader = (
-                reader.option("header", header)
-                .option("sep", serde.get("separatorChar", ","))
-                .option("quote", serde.get("quoteChar", '"'))
-                .option("escape", serde.get("escapeChar", "\\"))
-            )
-        else:
-            reader = reader.option("sep", serde.get("field.delim", "\x01")).option(
-                "nullValue", "\\N"
-            )
-        return reader.csv(path)
+
+    def load(paths: Sequence[str], schema: str, base: Optional[str]) -> Any:
+        reader = real.read.schema(schema)
+        if base is not None:
+            reader = reader.option("basePath", base)
+        if classification == "json":
+            return reader.json(list(paths))
+        if classification in ("csv", "textfile"):
+            serde = (storage.get("SerdeInfo") or {}).get("Parameters") or {}
+            if classification == "csv":
+                header = int(params.get("skip.header.line.count", "0") or 0) > 0
+                reader = (
+                    reader.option("header", header)
+                    .option("sep", serde.get("separatorChar", ","))
+                    .option("quote", serde.get("quoteChar", '"'))
+                    .option("escape", serde.get("escapeChar", "\\"))
+                )
+            else:
+                reader = reader.option("sep", serde.get("field.delim", "\x01")).option(
+                    "nullValue", "\\N"
+                )
+            return reader.csv(list(paths))
+        return reader.format(classification).load(list(paths))
+
+    keys = [(k["Name"], k["Type"]) for k in table.get("PartitionKeys") or []]
+    if keys:
+        data_ddl = quoted_columns([(c["Name"], c["Type"]) for c in storage.get("Columns", [])])
+        return hive_partitions.read(real, catalog, table, load, ddl, data_ddl, keys)
+    path = catalog.local_uri(location)
+    if classification in ("json", "csv", "textfile"):
+        return load([path], ddl, None)
     local = catalog.local_path(location)
     has_data = local.is_dir() and any(
         p.is_file() and not p.name.startswith(("_", ".")) for p in local.rglob("*")
     )
-    if table.get("PartitionKeys") or not has_data:
+    if not has_data:
         return real.read.schema(ddl).format(classification).load(path)
     return real.read.format(classification).load(path)
 

@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from sqlglot import exp
 
-from athena_spark_emulator import iceberg
+from athena_spark_emulator import hive_partitions, iceberg
 from athena_spark_emulator.catalog import (
     Catalog,
     TableRef,
@@ -330,7 +330,8 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
         engine.write_iceberg(frame, ref, location)
         return Outcome(update_count=rows)
     fmt = _hive_format(props, statement)
-    keys = list(props.get("partitioned_by") or [])
+    keys = _partition_keys_last(frame, list(props.get("partitioned_by") or []))
+    _check_open_partitions(frame, keys)
     _check_location_empty(engine.catalog, location)
     engine.write_hive(frame, location, fmt, keys, "errorifexists")
     by_name = {f.name.lower(): f.dataType.simpleString() for f in frame.schema.fields}
@@ -341,8 +342,36 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
         fmt,
         [(k, by_name[k.lower()]) for k in keys],
     )
+    hive_partitions.register_written(engine.catalog, ref)
     engine.catalog.sync_to_s3(location, ref.account)
     return Outcome(update_count=rows)
+
+
+def _partition_keys_last(frame: Any, keys: List[str]) -> List[str]:
+    """The partition keys of a Hive CTAS, which Athena requires as the query's last
+    columns, in the same order."""
+    names = [f.name for f in frame.schema.fields]
+    lowered = [n.lower() for n in names]
+    missing = [k for k in keys if k.lower() not in lowered]
+    if missing:
+        raise QueryFailed(
+            f"COLUMN_NOT_FOUND: Partition column(s) {missing} not in the query's columns {names}"
+        )
+    if keys and lowered[len(names) - len(keys) :] != [k.lower() for k in keys]:
+        raise QueryFailed(
+            "HIVE_COLUMN_ORDER_MISMATCH: Partition keys must be the last columns in the table "
+            f"and in the same order as the table properties: {keys}"
+        )
+    return [names[lowered.index(k.lower())] for k in keys]
+
+
+def _check_open_partitions(frame: Any, keys: Sequence[str], iceberg_table: bool = False) -> None:
+    """Athena writes at most 100 partitions per statement (HIVE_TOO_MANY_OPEN_PARTITIONS)."""
+    if not keys:
+        return
+    count = frame.select(*[f"`{k}`" for k in keys]).distinct().count()
+    if count > hive_partitions.MAX_OPEN_PARTITIONS:
+        raise QueryFailed(hive_partitions.too_many_partitions(count, iceberg_table))
 
 
 def _check_location_empty(catalog: Catalog, location: str) -> None:
@@ -417,7 +446,9 @@ def insert_into(engine: Engine, statement: Statement) -> Outcome:
     fmt = str(params.get("classification") or "parquet").lower()
     if fmt == "csv":
         raise Untranslatable("insert into a CSV (OpenCSVSerde) table", statement.text)
+    _check_open_partitions(frame, keys)
     engine.write_hive(frame, location, fmt, keys, "append")
+    hive_partitions.register_written(engine.catalog, ref)
     engine.catalog.sync_to_s3(location, ref.account)
     return Outcome("DML", update_count=rows)
 

@@ -1,0 +1,179 @@
+"""Partitions as Glue keeps them (issue 28), through the real dbt CLI on the emulator with
+local Spark, checked on ROWS and on Glue's partitions:
+
+* dbt-athena's default incremental strategy (insert_overwrite on a partitioned Hive table)
+  run twice replaces exactly the partition it rewrites (it appended before: 6 rows for 4,
+  and Glue listed no partition for dbt-athena's GetPartitions to replace);
+* a CTAS of 150 partitions fails on Athena's 100-writer limit and goes through
+  dbt-athena's batching;
+* a table's Glue partitions survive ``--data-dir`` (the state file keeps them);
+* the partition statements (add/drop partition, msck repair, show partitions).
+
+One dbt project (tests/integration/statements_project/) and the session emulator."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional
+
+import pytest
+
+from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
+from athena_spark_emulator.catalog import TableRef
+from tests.integration.conftest import rows, seeded_with_spark
+from tests.stack import dbt_cli
+
+pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+
+PROJECT = Path(__file__).with_name("statements_project")
+SCHEMA = "partitions"
+
+
+class Project:
+    def __init__(self, path: Path, emulator: Emulator) -> None:
+        self.path = path
+        self.emulator = emulator
+
+    def dbt(self, *args: str) -> Any:
+        env = {**self.emulator.env(), "DBT_SCHEMA": SCHEMA}
+        return dbt_cli(list(args), self.path, self.path, env)
+
+
+def athena(
+    emulator: Emulator, sql: str, database: str = SCHEMA, work_group: str = "primary"
+) -> Dict[str, Any]:
+    """Run one statement through Athena's API: its final status and (text) rows."""
+    client = emulator.client("athena")
+    exec_id = client.start_query_execution(
+        QueryString=sql, QueryExecutionContext={"Database": database}, WorkGroup=work_group
+    )["QueryExecutionId"]
+    execution = client.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]
+    found: Dict[str, Any] = {"state": execution["Status"]["State"], "execution": execution}
+    found["reason"] = execution["Status"].get("StateChangeReason", "")
+    if found["state"] == "SUCCEEDED":
+        result = client.get_query_results(QueryExecutionId=exec_id)["ResultSet"]
+        found["rows"] = [[d.get("VarCharValue") for d in r["Data"]] for r in result["Rows"]]
+    return found
+
+
+def glue_partitions(emulator: Emulator, table: str, expression: Optional[str] = None) -> List:
+    glue = emulator.client("glue")
+    params: Dict[str, Any] = {"DatabaseName": SCHEMA, "TableName": table}
+    if expression:
+        params["Expression"] = expression
+    pages = glue.get_paginator("get_partitions").paginate(**params)
+    return sorted(
+        ((p["Values"], p["StorageDescriptor"]["Location"]) for page in pages for p in page["Partitions"])
+    )
+
+
+@pytest.fixture(scope="module")
+def project(
+    tmp_path_factory: pytest.TempPathFactory, emulator: Emulator, spark_executor: Any
+) -> Iterator[Project]:
+    path = tmp_path_factory.mktemp("partitions") / "statements_project"
+    shutil.copytree(PROJECT, path)
+    with seeded_with_spark(emulator, spark_executor, {}):
+        yield Project(path, emulator)
+
+
+def test_insert_overwrite_run_twice_replaces_exactly_the_changed_partition(
+    project: Project,
+) -> None:
+    first = project.dbt("run", "--select", "orders_by_day")
+    assert first.returncode == 0, first.stdout[-3000:]
+    location = project.emulator.catalog.get_table(
+        TableRef(LOCAL_ACCOUNT, SCHEMA, "orders_by_day")
+    )["StorageDescriptor"]["Location"].rstrip("/")
+    assert glue_partitions(project.emulator, "orders_by_day") == [
+        (["2024-01-01"], f"{location}/order_date=2024-01-01"),
+        (["2024-01-02"], f"{location}/order_date=2024-01-02"),
+    ]
+    second = project.dbt("run", "--select", "orders_by_day", "--vars", "{batch: 2}")
+    assert second.returncode == 0, second.stdout[-3000:]
+    assert [
+        (r["order_id"], float(r["amount"]), str(r["order_date"]))
+        for r in rows(SCHEMA, "orders_by_day", order_by="order_id")
+    ] == [
+        (1, 10.0, "2024-01-01"),
+        (2, 20.0, "2024-01-01"),
+        (3, 33.0, "2024-01-02"),
+        (5, 50.0, "2024-01-02"),
+    ]
+    assert [v for v, _ in glue_partitions(project.emulator, "orders_by_day")] == [
+        ["2024-01-01"],
+        ["2024-01-02"],
+    ]
+    # dbt-athena's own lookup: GetPartitions with an expression finds the one it rewrote
+    assert [
+        v
+        for v, _ in glue_partitions(
+            project.emulator, "orders_by_day", "(order_date='2024-01-02')"
+        )
+    ] == [["2024-01-02"]]
+
+
+def test_partitions_survive_the_data_dir(project: Project, tmp_path: Path) -> None:
+    from athena_spark_emulator import persistence
+
+    ref = TableRef(LOCAL_ACCOUNT, SCHEMA, "orders_by_day")
+    catalog = project.emulator.catalog
+    if not catalog.table_exists(ref):
+        pytest.skip("needs the insert_overwrite test's table")
+    before = glue_partitions(project.emulator, "orders_by_day")
+    persistence.save(catalog, tmp_path)
+    assert persistence.load(catalog, tmp_path)
+    assert glue_partitions(project.emulator, "orders_by_day") == before and before
+
+
+def test_a_150_partition_ctas_goes_through_dbt_athenas_batching(project: Project) -> None:
+    sql = project.emulator.backend.sql
+    seen = len(sql.seen)
+    built = project.dbt("run", "--select", "many_partitions")
+    assert built.returncode == 0, built.stdout[-3000:]
+    failures = [r for r in sql.failures.values() if "TOO_MANY_OPEN_PARTITIONS" in r]
+    assert failures, "the first CTAS must fail on the 100-partition limit"
+    statements = sql.seen[seen:]
+    assert any("__tmp_not_partitioned" in s for s in statements), statements
+    batches = [s for s in statements if s.lstrip().lower().startswith("insert into")]
+    assert len(batches) == 1, statements  # 150 partitions: a CTAS of 100, an insert of 50
+    got = rows(SCHEMA, "many_partitions", order_by="id")
+    assert [r["id"] for r in got] == list(range(150))
+    assert str(got[149]["day"]) == "2024-05-29"
+    assert len(glue_partitions(project.emulator, "many_partitions")) == 150
+
+
+def test_partition_statements(project: Project) -> None:
+    emulator = project.emulator
+    created = athena(
+        emulator,
+        "create table events with (format='parquet', partitioned_by=array['dt'], "
+        "external_location='s3://dbt-data/partitions/events/') as "
+        "select * from (values (1, 'a'), (2, 'b')) as t (id, dt)",
+    )
+    assert created["state"] == "SUCCEEDED", created["reason"]
+    assert athena(emulator, "show partitions events")["rows"] == [["dt=a"], ["dt=b"]]
+    # drop partition: Glue forgets it, the rows are no longer read (the files stay)
+    dropped = athena(emulator, "alter table events drop partition (dt='b')")
+    assert dropped["state"] == "SUCCEEDED", dropped["reason"]
+    assert athena(emulator, "select id from events")["rows"][1:] == [["1"]]
+    # msck repair finds the folder again
+    assert athena(emulator, "msck repair table events")["state"] == "SUCCEEDED"
+    assert athena(emulator, "select id from events order by id")["rows"][1:] == [["1"], ["2"]]
+    # add partition at a location of its own
+    athena(emulator, "alter table events drop partition (dt='b')")
+    added = athena(
+        emulator,
+        "alter table events add if not exists partition (dt='z') "
+        "location 's3://dbt-data/partitions/events/dt=b/'",
+    )
+    assert added["state"] == "SUCCEEDED", added["reason"]
+    assert athena(emulator, "select id, dt from events order by id")["rows"][1:] == [
+        ["1", "a"],
+        ["2", "z"],
+    ]
+    again = athena(emulator, "alter table events add partition (dt='z')")
+    assert again["state"] == "FAILED" and "ALREADY_EXISTS" in again["reason"], again
+    missing = athena(emulator, "alter table events drop partition (dt='nope')")
+    assert missing["state"] == "FAILED" and "PARTITION_NOT_FOUND" in missing["reason"], missing
