@@ -406,6 +406,33 @@ class Catalog:
         table_input["Parameters"] = {**(table.get("Parameters") or {}), **parameters}
         self._upsert_table(ref, table_input)
 
+    def set_location(self, ref: TableRef, location: str) -> None:
+        """Glue UpdateTable of the table's ``StorageDescriptor.Location``."""
+        table = self.get_table(ref)
+        table_input = table_input_of(table)
+        table_input["Name"] = ref.table
+        table_input["StorageDescriptor"] = {**table_input["StorageDescriptor"], "Location": location}
+        self._upsert_table(ref, table_input)
+
+    def set_columns(
+        self,
+        ref: TableRef,
+        columns: Sequence[Tuple[str, str]],
+        partition_keys: Optional[Sequence[Tuple[str, str]]] = None,
+    ) -> None:
+        """Glue UpdateTable of the table's columns (and partition keys): a Hive table's
+        schema change (``alter table ... add / replace / change column``)."""
+        table = self.get_table(ref)
+        table_input = table_input_of(table)
+        table_input["Name"] = ref.table
+        table_input["StorageDescriptor"] = {
+            **table_input["StorageDescriptor"],
+            "Columns": [{"Name": n, "Type": t} for n, t in columns],
+        }
+        if partition_keys is not None:
+            table_input["PartitionKeys"] = [{"Name": n, "Type": t} for n, t in partition_keys]
+        self._upsert_table(ref, table_input)
+
     def _upsert_table(self, ref: TableRef, table_input: Dict[str, Any]) -> None:
         """Glue's CreateTable, or UpdateTable when the ref's table exists."""
         backend = glue_backend(ref.account)

@@ -75,6 +75,37 @@ def arrow_type(hive_type: str) -> Any:
     return types[name]
 
 
+def iceberg_type(hive_type: str) -> Any:
+    """The Iceberg type of a Hive/Athena DDL type (``alter table ... add columns``)."""
+    from pyiceberg import types as t
+
+    name = hive_type.strip().lower()
+    decimal = _DECIMAL.fullmatch(name)
+    if decimal:
+        return t.DecimalType(int(decimal.group(1)), int(decimal.group(2)))
+    types = {
+        "int": t.IntegerType(),
+        "integer": t.IntegerType(),
+        "tinyint": t.IntegerType(),
+        "smallint": t.IntegerType(),
+        "bigint": t.LongType(),
+        "float": t.FloatType(),
+        "real": t.FloatType(),
+        "double": t.DoubleType(),
+        "boolean": t.BooleanType(),
+        "string": t.StringType(),
+        "varchar": t.StringType(),
+        "date": t.DateType(),
+        "timestamp": t.TimestampType(),
+        "binary": t.BinaryType(),
+    }
+    if name.startswith(("varchar(", "char(")):
+        return t.StringType()
+    if name not in types:
+        raise ValueError(f"the emulator's Iceberg tables take primitive types; got {hive_type!r}")
+    return types[name]
+
+
 def spark_ddl_type(iceberg_type: Any) -> str:
     """The Spark SQL type of an Iceberg primitive type (as Iceberg's Spark runtime maps it)."""
     text = str(iceberg_type).lower()

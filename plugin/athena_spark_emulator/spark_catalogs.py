@@ -305,16 +305,9 @@ def hive_frame(real: Any, catalog: Catalog, table: Mapping[str, Any]) -> Any:
     if keys:
         data_ddl = quoted_columns([(c["Name"], c["Type"]) for c in storage.get("Columns", [])])
         return hive_partitions.read(real, catalog, table, load, ddl, data_ddl, keys)
-    path = catalog.local_uri(location)
-    if classification in ("json", "csv", "textfile"):
-        return load([path], ddl, None)
-    local = catalog.local_path(location)
-    has_data = local.is_dir() and any(
-        p.is_file() and not p.name.startswith(("_", ".")) for p in local.rglob("*")
-    )
-    if not has_data:
-        return real.read.schema(ddl).format(classification).load(path)
-    return real.read.format(classification).load(path)
+    # Glue's columns, not the files', as Athena reads them: a column added later (alter
+    # table ... add columns) reads NULL in the files written before it
+    return load([catalog.local_uri(location)], ddl, None)
 
 
 def quoted_columns(columns: Sequence[Any]) -> str:

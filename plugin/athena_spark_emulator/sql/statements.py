@@ -39,7 +39,7 @@ from athena_spark_emulator.catalog import (
 )
 from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION
 from athena_spark_emulator.handlers import ATHENA, HANDLERS, Handler
-from athena_spark_emulator.sql import results, syntax, translate
+from athena_spark_emulator.sql import commands, results, syntax, translate
 from athena_spark_emulator.sql.syntax import Name, Untranslatable
 from athena_spark_emulator.sql.translate import merge_plan
 
@@ -83,6 +83,31 @@ def handler_for(statement: Statement) -> Handler:
     if handler is None:
         raise Untranslatable(f"{statement.kind} statements", statement.text)
     return handler
+
+
+# Statements sqlglot keeps as an opaque Command (``commands.py`` parses them), by what
+# they are (``commands.Command.what``): each handler takes the parsed command too.
+CommandHandler = Callable[["Engine", Statement, commands.Command], Outcome]
+COMMANDS: Dict[str, CommandHandler] = {}
+COMMAND_KINDS = (
+    "COMMAND SHOW",
+    "COMMAND ALTER",
+    "COMMAND MSCK REPAIR",
+    "COMMAND OPTIMIZE",
+    "COMMAND VACUUM",
+)
+
+
+def handles_command(what: str) -> Callable[[CommandHandler], CommandHandler]:
+    """Register ``fn(engine, statement, command) -> Outcome`` for the commands ``what``."""
+
+    def register(fn: CommandHandler) -> CommandHandler:
+        if what in COMMANDS:
+            raise ValueError(f"two handlers for the command {what!r}")
+        COMMANDS[what] = fn
+        return fn
+
+    return register
 
 
 _VIEW_IDS = itertools.count(1)
@@ -606,9 +631,32 @@ def rename_table(engine: Engine, statement: Statement) -> Outcome:
 
 @handles("ALTER TABLE SET", spark=False)
 def set_table_properties(engine: Engine, statement: Statement) -> Outcome:
+    """``alter table t set tblproperties (...)`` (Glue parameters added) and ``alter table t
+    set location '...'`` (a Hive table's Glue location changed: it reads the new location's
+    files from then on; its partitions keep their own). Any other ``set`` is refused."""
     tree = statement.tree
-    ref, _ = engine.existing(tree.this, statement, "glue:UpdateTable")
+    ref, entry = engine.existing(tree.this, statement, "glue:UpdateTable")
     action = tree.args["actions"][0]
+    location = action.args.get("location")
+    others = [k for k, v in action.args.items() if v and k not in ("expressions", "location")]
+    if others or (location is not None and action.expressions) or (
+        location is None and not action.expressions
+    ):
+        raise Untranslatable(
+            "alter table ... set other than tblproperties or location", statement.text
+        )
+    if location is not None:
+        if is_iceberg(entry):
+            raise QueryFailed(
+                "NOT_SUPPORTED: ALTER TABLE SET LOCATION is not supported for Iceberg tables "
+                f"({ref.database}.{ref.table}): its location is in its Iceberg metadata"
+            )
+        target = str(syntax._value(location))
+        if not target.lower().startswith(("s3://", "s3a://", "s3n://")):
+            raise QueryFailed(f"INVALID_TABLE_PROPERTY: location must be an s3:// URI: {target}")
+        engine.catalog.sync_from_s3(target, ref.account)
+        engine.catalog.set_location(ref, target)
+        return Outcome()
     found: Dict[str, str] = {}
     for props in action.expressions:
         if not isinstance(props, exp.Properties):
@@ -618,6 +666,20 @@ def set_table_properties(engine: Engine, statement: Statement) -> Outcome:
     engine.catalog.set_parameters(ref, found)
     return Outcome()
 
+
+@handles(*COMMAND_KINDS, spark=False)
+def command(engine: Engine, statement: Statement) -> Outcome:
+    """A statement sqlglot keeps as a Command: parsed (``commands.py``), then its handler;
+    a command without one fails naming it."""
+    parsed = commands.parse(statement.tree, statement.text)
+    handler = COMMANDS.get(parsed.what)
+    if handler is None:
+        raise Untranslatable(f"{parsed.what} statements", statement.text)
+    return handler(engine, statement, parsed)
+
+
+# The modules below register their handlers in the same tables.
+from athena_spark_emulator.sql import partition_statements, schema_statements  # noqa: E402,F401
 
 __all__ = [
     "HANDLERS",
