@@ -66,6 +66,7 @@ ONE_LEG_SUITES: Dict[str, str] = {
     "tests/integration/test_guards.py": "mid",
     "tests/bench/": "mid",
     "tests/emulator/": "mid",
+    "tests/conformance/": "mid",  # Trino's documented examples on the emulator's Athena SQL
     "tests/packaging/test_dbt_package.py::test_dbt_deps_from_local_path": "mid",
     "tests/packaging/test_dbt_package.py::test_dbt_deps_from_git_url": "mid",
 }

@@ -207,7 +207,10 @@ def test_result_values_are_written_as_athena_writes_them() -> None:
     value = results.athena_value
     assert value(None) is None
     assert value(True) == "true"
-    assert value(datetime.datetime(2020, 1, 2, 3, 4, 5, 123456)) == "2020-01-02 03:04:05.123"
+    # microseconds kept (Athena's timestamp(6)); milliseconds otherwise, as timestamp(3)
+    assert value(datetime.datetime(2020, 1, 2, 3, 4, 5, 123456)) == "2020-01-02 03:04:05.123456"
+    assert value(datetime.datetime(2020, 1, 2, 3, 4, 5, 123000)) == "2020-01-02 03:04:05.123"
+    assert value(datetime.timedelta(days=1, hours=2, minutes=3, seconds=4)) == "1 02:03:04.000"
     assert value(datetime.date(2020, 1, 2)) == "2020-01-02"
     assert value(decimal.Decimal("2.50")) == "2.50"
     assert value([1, None, 3]) == "[1, null, 3]"
@@ -222,15 +225,16 @@ def test_varchar_is_string_in_glue() -> None:
 
 
 def test_dbt_athena_seed_timestamp_parsing_becomes_spark_patterns() -> None:
-    """dbt-athena's seeds wrap each timestamp format in try(date_parse(...)); Spark has
-    no try() (a failed parse is NULL already) and needs literal letters quoted."""
+    """dbt-athena's seeds wrap each timestamp format in try(date_parse(...)): under ANSI
+    mode Spark's try_to_timestamp (NULL where the parse fails, as try() on Athena), with
+    literal letters quoted as Spark's patterns need."""
     tree = syntax.parse(
         "select coalesce(try(date_parse(x, '%Y-%m-%dT%H:%i:%s.%fZ')), "
         "try(date_parse(x, '%Y-%m-%d %H:%i:%s'))) as x from t"
     )
     assert translate.to_spark(tree, {}) == (
-        "SELECT COALESCE(TO_TIMESTAMP(x, 'yyyy-M-d\\'T\\'H:m:s.SSSSSS\\'Z\\''), "
-        "TO_TIMESTAMP(x, 'yyyy-M-d H:m:s')) AS x FROM t"
+        "SELECT COALESCE(TRY_TO_TIMESTAMP(x, 'yyyy-M-d\\'T\\'H:m:s.SSSSSS\\'Z\\''), "
+        "TRY_TO_TIMESTAMP(x, 'yyyy-M-d H:m:s')) AS x FROM t"
     )
 
 

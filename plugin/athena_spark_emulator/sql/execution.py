@@ -16,6 +16,7 @@ fails, naming ``--spark``.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from typing import Any, Callable, Dict, Optional
@@ -33,6 +34,28 @@ NEEDS_SPARK = (
 
 
 TIME_PARSER = "spark.sql.legacy.timeParserPolicy"
+# Athena SQL runs in a child session of the emulator's one SparkSession (same catalog,
+# files and SparkContext; its own settings): Trino's semantics where Spark has a switch for
+# them. Python models (calculations) keep the parent session and Spark's defaults, as on
+# Athena for Apache Spark.
+SQL_SETTINGS = {
+    "spark.sql.ansi.enabled": "true",  # invalid casts, / 0, overflow, bad subscripts fail
+    TIME_PARSER: "CORRECTED",  # an unparsable date is NULL under try(), as in Trino
+    "spark.sql.session.timeZone": "UTC",
+}
+_SQL_SESSIONS: Dict[int, Any] = {}
+
+
+def sql_session(spark: Any) -> Any:
+    """The child session Athena SQL statements run in (one per parent session)."""
+    child = _SQL_SESSIONS.get(id(spark))
+    if child is None:
+        child = spark.newSession()
+        for key, value in SQL_SETTINGS.items():
+            child.conf.set(key, value)
+        _SQL_SESSIONS.clear()  # a new parent session (tests): the old child goes with it
+        _SQL_SESSIONS[id(spark)] = child
+    return child
 
 
 def _spark_runner(backend: EmulatorBackend) -> Optional[Callable[[Callable[[Any], Any]], Any]]:
@@ -67,19 +90,28 @@ def run(backend: EmulatorBackend, query: str, context: Dict[str, Any]) -> Outcom
         raise sql_statements.QueryFailed(NEEDS_SPARK.format(kind=statement.kind))
 
     def on_spark(spark: Any) -> Outcome:
-        engine = Engine(backend.catalog, spark)
-        previous = spark.conf.get(TIME_PARSER, None)
-        spark.conf.set(TIME_PARSER, "CORRECTED")  # an unparsable date is NULL, as in Trino
+        engine = Engine(backend.catalog, sql_session(spark))
         try:
             return handler.run(engine, statement)
         finally:
             engine.close()
-            if previous is None:
-                spark.conf.unset(TIME_PARSER)
-            else:
-                spark.conf.set(TIME_PARSER, previous)
 
     return runner(on_spark)
+
+
+# Spark's error classes (ANSI mode) for the failures Athena has its own names for.
+ATHENA_ERRORS = {
+    "CAST_INVALID_INPUT": "INVALID_CAST_ARGUMENT",
+    "CAST_OVERFLOW": "INVALID_CAST_ARGUMENT",
+    "DIVIDE_BY_ZERO": "DIVISION_BY_ZERO",
+    "INVALID_ARRAY_INDEX": "INVALID_FUNCTION_ARGUMENT",
+    "INVALID_ARRAY_INDEX_IN_ELEMENT_AT": "INVALID_FUNCTION_ARGUMENT",
+    "MAP_KEY_DOES_NOT_EXIST": "INVALID_FUNCTION_ARGUMENT",
+    "ARITHMETIC_OVERFLOW": "NUMERIC_VALUE_OUT_OF_RANGE",
+    "NUMERIC_VALUE_OUT_OF_RANGE": "NUMERIC_VALUE_OUT_OF_RANGE",
+    "CANNOT_PARSE_TIMESTAMP": "INVALID_FUNCTION_ARGUMENT",
+    "USER_RAISED_EXCEPTION": "INVALID_FUNCTION_ARGUMENT",
+}
 
 
 def _reason(exc: Exception) -> str:
@@ -87,6 +119,12 @@ def _reason(exc: Exception) -> str:
         return str(exc)
     text = str(exc).strip().splitlines()
     first = text[0] if text else type(exc).__name__
+    match = re.search(r"\[([A-Z_]+)[\].]", first)
+    cast = re.search(r'The value (.*) of the type "[A-Z]+" cannot be cast to "(\w+)"', first)
+    if cast:  # Athena's wording
+        return f"INVALID_CAST_ARGUMENT: Cannot cast {cast.group(1)} to {cast.group(2)}"
+    if match and match.group(1) in ATHENA_ERRORS:
+        return f"{ATHENA_ERRORS[match.group(1)]}: {first}"
     return f"{type(exc).__name__}: {first}"
 
 

@@ -28,6 +28,8 @@ _SIMPLE_TYPES = {
     "StructType": "row",
     "BinaryType": "varbinary",
     "NullType": "unknown",
+    "DayTimeIntervalType": "interval day to second",
+    "YearMonthIntervalType": "interval year to month",
 }
 
 
@@ -36,14 +38,17 @@ def athena_type(spark_type: Any) -> str:
     return _SIMPLE_TYPES.get(type(spark_type).__name__, spark_type.simpleString())
 
 
-def athena_value(value: Any) -> Optional[str]:
-    """A value as Athena's result text (None: SQL NULL, sent without ``VarCharValue``)."""
+def athena_value(value: Any, spark_type: str = "") -> Optional[str]:
+    """A value as Athena's result text (None: SQL NULL, sent without ``VarCharValue``);
+    ``spark_type`` is the class name of the column's Spark type, where it matters."""
     if value is None:
         return None
+    if spark_type == "YearMonthIntervalType" and isinstance(value, int):
+        return months_text(value)
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, datetime.datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    if isinstance(value, (datetime.datetime, datetime.timedelta)):
+        return time_text(value)
     if isinstance(value, (datetime.date, decimal.Decimal, int, float, str)):
         return str(value)
     if isinstance(value, (bytes, bytearray)):
@@ -60,3 +65,29 @@ def athena_value(value: Any) -> Optional[str]:
 def _nested(value: Any) -> str:
     text = athena_value(value)
     return "null" if text is None else text
+
+
+def time_text(value: Any) -> str:
+    """A timestamp with milliseconds, or microseconds when there are any; an interval day
+    to second as ``1 02:03:04.000``."""
+    if isinstance(value, datetime.timedelta):
+        return interval_text(value)
+    text = value.strftime("%Y-%m-%d %H:%M:%S.%f")
+    return text[:-3] if value.microsecond % 1000 == 0 else text
+
+
+def interval_text(value: datetime.timedelta) -> str:
+    micros = value.days * 86_400_000_000 + value.seconds * 1_000_000 + value.microseconds
+    sign = "-" if micros < 0 else ""
+    micros = abs(micros)
+    days, rest = divmod(micros, 86_400_000_000)
+    hours, rest = divmod(rest, 3_600_000_000)
+    minutes, rest = divmod(rest, 60_000_000)
+    seconds, rest = divmod(rest, 1_000_000)
+    return f"{sign}{days} {hours:02d}:{minutes:02d}:{seconds:02d}.{rest // 1000:03d}"
+
+
+def months_text(months: int) -> str:
+    """An interval year to month as Athena prints it: ``3-5``."""
+    sign = "-" if months < 0 else ""
+    return f"{sign}{abs(months) // 12}-{abs(months) % 12}"

@@ -121,6 +121,7 @@ class Engine:
         self.catalog = catalog
         self.spark = spark
         self._temp_views: List[str] = []
+        self._schemas: Dict[str, Dict[str, str]] = {}  # view -> {column: Spark type}
 
     def close(self) -> None:
         for view in self._temp_views:
@@ -189,7 +190,9 @@ class Engine:
         views: Dict[int, str] = {}
         for table in syntax.tables_read(query):
             views[id(table)] = self.temp_view(table, statement)
-        return self.spark.sql(translate.to_spark(query, views))
+        frame = self.spark.sql(translate.to_spark(query, views, self._schemas))
+        names = translate.athena_names(frame.columns)
+        return frame if names == frame.columns else frame.toDF(*names)
 
     def temp_view(self, table: exp.Table, statement: Statement) -> str:
         ref = self.table_ref(table, statement, "glue:GetTable")
@@ -203,6 +206,7 @@ class Engine:
         view = f"athena_emulator_{next(_VIEW_IDS)}"
         frame.createOrReplaceTempView(view)
         self._temp_views.append(view)
+        self._schemas[view] = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
         return view
 
     def view_frame(self, ref: TableRef, entry: Dict[str, Any]) -> Any:
@@ -280,8 +284,12 @@ def glue_columns(schema: Any, skip: Sequence[str] = ()) -> List[Tuple[str, str]]
 def result_of(frame: Any) -> Outcome:
     rows = frame.collect()
     columns = [(f.name.lower(), results.athena_type(f.dataType)) for f in frame.schema.fields]
+    kinds = [type(f.dataType).__name__ for f in frame.schema.fields]
     return Outcome(
-        "DML", columns, [[results.athena_value(v) for v in row] for row in rows], len(rows)
+        "DML",
+        columns,
+        [[results.athena_value(v, k) for v, k in zip(row, kinds)] for row in rows],
+        len(rows),
     )
 
 

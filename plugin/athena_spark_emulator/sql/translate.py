@@ -4,6 +4,7 @@ views that stand for them, and MERGE planned as Spark queries. Pure: no Spark, n
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional
@@ -11,13 +12,23 @@ from typing import Any, List, Mapping, Optional
 import sqlglot
 from sqlglot import exp
 
+from athena_spark_emulator.sql.functions import TABLE, Refused
+from athena_spark_emulator.sql.spark_forms import literal_type, spark, type_of
 from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable
 
 
-def to_spark(query: exp.Expression, views: Mapping[int, str]) -> str:
-    """Spark SQL for ``query``; ``views`` maps ``id(table node)`` to the temporary view
-    that stands for it (an unaliased table keeps its own name as alias, so ``t.col``
-    still resolves)."""
+def to_spark(
+    query: exp.Expression,
+    views: Mapping[int, str],
+    schemas: Optional[Mapping[str, Mapping[str, str]]] = None,
+) -> str:
+    """Spark SQL for ``query`` with Athena's semantics; ``views`` maps ``id(table node)``
+    to the temporary view that stands for it (an unaliased table keeps its own name as
+    alias, so ``t.col`` still resolves), ``schemas`` gives each view's columns and Spark
+    types (what Athena's typing of division, casts and dates needs).
+
+    A function, operator, type or construct not in the table of functions.py fails with
+    :class:`Untranslatable` naming it (``NOT_SUPPORTED``)."""
     copy = query.copy()
     originals = [t for t in query.find_all(exp.Table)]
     copies = [t for t in copy.find_all(exp.Table)]
@@ -27,36 +38,229 @@ def to_spark(query: exp.Expression, views: Mapping[int, str]) -> str:
             continue
         alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(node.name))
         node.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
-    if copy.find(*_REWRITTEN):
-        copy = copy.transform(_for_spark, copy=False)
+    text = ""
     try:
+        name_columns(copy)
+        copy = athena_semantics(copy, schemas or {})
         return copy.sql(dialect="spark", unsupported_level=sqlglot.ErrorLevel.RAISE)
+    except Refused as refused:
+        text = text or query.sql(DIALECT)
+        raise Untranslatable(
+            refused.construct,
+            text,
+            refused.why
+            or "the emulator does not run it: it is not in the emulator's table of "
+            "Athena functions and constructs checked against Athena's results",
+        ) from None
     except sqlglot.errors.UnsupportedError as exc:
         raise Untranslatable(
             "a construct Spark SQL has no form for", query.sql(DIALECT), str(exc)
         ) from None
 
 
-_REWRITTEN = (exp.Try, exp.StrToTime, exp.TimeToStr, exp.StrToDate)
-_FORMAT_LITERAL = re.compile(r"(?<!%)([A-Za-z]+)")
+UNNAMED_PREFIX = "__athena_col"
 
 
-def _for_spark(node: exp.Expression) -> exp.Expression:
-    """What sqlglot leaves for Spark to refuse, rewritten:
+def name_columns(tree: exp.Expression) -> None:
+    """Athena names a query's unaliased expressions ``_col0``, ``_col1``, ... by position
+    (a column, or a row field, keeps its name). Behind a ``*`` the position is only known
+    once Spark expands it: those are named ``__athena_col`` for :func:`athena_names`."""
+    for select in tree.find_all(exp.Select):
+        starred = False
+        for i, projection in enumerate(select.expressions):
+            if isinstance(projection, exp.Star) or (
+                isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
+            ):
+                starred = True
+                continue
+            if isinstance(projection, (exp.Alias, exp.Column, exp.Dot)):
+                continue
+            name = f"{UNNAMED_PREFIX}{i}" if starred else f"_col{i}"
+            projection.replace(exp.alias_(projection.copy(), name, quoted=False))
 
-    * Trino's ``try(expr)`` (NULL where ``expr`` fails) is ``expr``: with ANSI mode off, as
-      the emulator's session runs, a failed cast or parse is already NULL (dbt-athena's
-      seeds wrap each timestamp format in it);
-    * a literal letter in a date format (``%Y-%m-%dT%H``) is quoted (``'T'``), as Spark's
-      datetime patterns need.
-    """
-    if isinstance(node, exp.Try):
-        return node.this.transform(_for_spark)
-    if isinstance(node, (exp.StrToTime, exp.TimeToStr, exp.StrToDate)):
-        fmt = node.args.get("format")
-        if isinstance(fmt, exp.Literal) and fmt.is_string:
-            node.set("format", exp.Literal.string(_FORMAT_LITERAL.sub(r"'\1'", fmt.this)))
-    return node
+
+def athena_names(columns: List[str]) -> List[str]:
+    """Spark's output column names with the ``__athena_col`` ones named by position."""
+    return [f"_col{i}" if c.startswith(UNNAMED_PREFIX) else c for i, c in enumerate(columns)]
+
+
+def expression_to_spark(node: exp.Expression) -> str:
+    """One expression (a MERGE condition or value) in Spark SQL with Athena's semantics."""
+    try:
+        return athena_semantics(node.copy(), {}).sql(dialect="spark")
+    except Refused as refused:
+        raise Untranslatable(refused.construct, node.sql(DIALECT), refused.why) from None
+
+
+_NEEDS_TYPES = (
+    exp.Div,
+    exp.DPipe,
+    exp.Cast,
+    exp.TryCast,
+    exp.DateAdd,
+    exp.DateDiff,
+    exp.TimestampTrunc,
+    exp.DateTrunc,
+    exp.Unnest,
+)
+
+
+def athena_semantics(
+    tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]
+) -> exp.Expression:
+    """``tree`` checked against the table of functions.py (:class:`Refused` for what is not
+    in it), typed as far as needed, and rewritten into Spark forms with Athena's semantics."""
+    check(tree)
+    if tree.find(*_NEEDS_TYPES):
+        annotate(tree, schemas)
+    tree = rewrite(tree)
+    unnest_joins(tree)
+    return tree
+
+
+def _name_of(node: Any) -> str:
+    if isinstance(node, exp.Anonymous):
+        return f"the function {str(node.name).lower()}"
+    text = node.sql(DIALECT)
+    if isinstance(node, exp.Func):
+        match = re.match(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(", text)
+        if match:
+            return f"the function {match.group(1).lower()}"
+    short = text if len(text) <= 80 else text[:80] + " ..."
+    return f"{type(node).__name__} ({short})"
+
+
+def check(tree: exp.Expression) -> None:
+    for node in tree.walk():
+        entry = TABLE.find(node)
+        if entry is None:
+            raise Refused(_name_of(node))
+        if entry.check is not None:
+            reason = entry.check(node)  # type: ignore[arg-type]
+            if reason:
+                raise Refused(reason)
+
+
+def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> None:
+    """sqlglot's types on ``tree``'s nodes (in place); the columns of the views from
+    ``schemas`` (Spark type names). The columns are resolved (qualified) on a copy, whose
+    types are copied back node by node: the Spark SQL keeps the statement's own shape."""
+    from sqlglot.optimizer.annotate_types import annotate_types
+    from sqlglot.optimizer.qualify_columns import qualify_columns
+    from sqlglot.schema import MappingSchema
+
+    # Trino's number literal types: 1.5 is decimal(2,1) (sqlglot would say double)
+    for literal in list(tree.find_all(exp.Literal)):
+        if literal.is_string:
+            continue
+        kind = literal_type(literal.this)
+        if kind.this == exp.DataType.Type.DECIMAL and literal is not tree:
+            literal.replace(exp.Cast(this=exp.Literal.string(literal.this), to=kind))
+    schema = MappingSchema(
+        {name: dict(cols) for name, cols in schemas.items()}, dialect="spark", normalize=False
+    )
+    if not tree.find(exp.Column):
+        annotate_types(tree, schema=schema, dialect=DIALECT)
+        return
+    nodes = list(tree.walk())
+    for number, node in enumerate(nodes):
+        node.meta["athena_node"] = number
+    work = tree.copy()
+    # on failure the columns' types stay unknown: what needs them is refused
+    with contextlib.suppress(Exception):
+        qualify_columns(work, schema, expand_stars=False)
+    annotate_types(work, schema=schema, dialect=DIALECT)
+    for node in work.walk():
+        found = node.meta.get("athena_node") if node._meta else None
+        if found is not None and node.type is not None:
+            nodes[found].type = node.type
+
+
+def rewrite(tree: exp.Expression) -> exp.Expression:
+    """Each node replaced by its Spark form, children first (a rewrite sees its arguments
+    already translated, with their Athena types)."""
+    for node in reversed(list(tree.walk(bfs=False))):
+        entry = TABLE.find(node)
+        if entry is None or entry.rewrite is None:
+            continue
+        new = entry.rewrite(node)  # type: ignore[arg-type]
+        if new is node:
+            continue
+        if new.args.get("_type") is None and getattr(new, "_type", None) is None:
+            new.type = node.type
+        if node is tree:
+            tree = new
+        else:
+            node.replace(new)
+    return tree
+
+
+def unnest_joins(tree: exp.Expression) -> None:
+    """``CROSS JOIN UNNEST(a) AS u(x)`` and ``LEFT JOIN UNNEST(a) AS u(x) ON TRUE`` (with
+    or without ``WITH ORDINALITY``) as Spark's ``LATERAL VIEW [OUTER]``: Trino keeps the
+    left row of an empty array only in the LEFT form, and counts ordinality from 1."""
+    for select in list(tree.find_all(exp.Select)):
+        joins = select.args.get("joins") or []
+        if not any(isinstance(j.this, exp.Unnest) for j in joins):
+            continue
+        kept, laterals = [], list(select.args.get("laterals") or [])
+        for join in joins:
+            unnest = join.this
+            if not isinstance(unnest, exp.Unnest):
+                if laterals:
+                    raise Refused("a join after a join with UNNEST")
+                kept.append(join)
+                continue
+            side = str(join.args.get("side") or "").upper()
+            on = join.args.get("on")
+            if side == "LEFT":
+                if not (isinstance(on, exp.Boolean) and on.this):
+                    raise Refused("LEFT JOIN UNNEST with a condition other than ON TRUE")
+                outer = True
+            elif side or (on is not None and not (isinstance(on, exp.Boolean) and on.this)):
+                raise Refused(f"{side} JOIN UNNEST")
+            else:
+                outer = False
+            laterals.append(_lateral(unnest, outer))
+        select.set("joins", kept or None)
+        select.set("laterals", laterals)
+
+
+def _lateral(unnest: exp.Unnest, outer: bool) -> exp.Expression:
+    alias = unnest.args.get("alias")
+    columns = list(alias.columns) if alias is not None else []
+    arrays = unnest.expressions
+    ordinality = unnest.args.get("offset")
+    if len(arrays) != 1:
+        raise Refused("UNNEST of several arrays")
+    value = arrays[0]
+    kind = type_of(value)
+    is_map = kind is not None and kind.this == exp.DataType.Type.MAP
+    if kind is None or kind.this not in (exp.DataType.Type.ARRAY, exp.DataType.Type.MAP):
+        if kind is not None or len(columns) != 1:
+            raise Refused(
+                f"UNNEST({value.sql(DIALECT)})", "the emulator cannot tell its argument's type"
+            )
+    elif not is_map:
+        element = kind.expressions[0] if kind.expressions else None
+        if element is not None and element.this == exp.DataType.Type.STRUCT:
+            raise Refused("UNNEST of an array of rows")
+    if isinstance(ordinality, exp.Identifier):
+        if is_map:
+            raise Refused("UNNEST of a map WITH ORDINALITY")
+        generator = spark("inline(transform(_0, (x, i) -> struct(x, i + 1)))", value)
+        columns = [*columns, ordinality]
+    elif is_map:
+        generator = spark("explode(_0)", value)
+    else:
+        generator = spark("explode(_0)", value)
+    if not columns:
+        raise Refused("UNNEST without column names (AS t(x))")
+    table_alias = exp.TableAlias(
+        this=alias.this if alias is not None and alias.this else exp.to_identifier("unnest"),
+        columns=columns,
+    )
+    return exp.Lateral(this=generator, view=True, outer=outer, alias=table_alias)
 
 
 # ---- MERGE ---------------------------------------------------------------------------------
@@ -132,7 +336,7 @@ class MergePlan:
 def _spark(node: Optional[exp.Expression]) -> str:
     if node is None:
         return "true"
-    return node.copy().transform(_for_spark).sql(dialect="spark")
+    return expression_to_spark(node)
 
 
 def merge_plan(tree: exp.Expression, columns: List[str], statement: str) -> MergePlan:

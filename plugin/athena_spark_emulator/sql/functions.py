@@ -1,0 +1,1118 @@
+"""The one table of the Athena SQL the emulator runs: every function, operator, type and
+construct of a query, keyed by its sqlglot node (or, for a function sqlglot keeps as
+``Anonymous``, by its Athena name), each with its Spark form.
+
+An entry either trusts sqlglot's Spark rendering (``same``: checked against Trino's
+documented results in tests/conformance/), or rewrites the node into a Spark expression
+with Athena's (Trino's) semantics (``@rewrites``). What is not in the table is refused:
+the query fails ``NOT_SUPPORTED`` naming the function or construct (translate.py), never
+passed on to Spark to answer with Spark's semantics. Adding a function is one entry here
+plus its documented examples in the conformance corpus.
+
+The statement's Spark session runs with ``spark.sql.ansi.enabled=true`` (execution.py),
+so invalid casts, division by zero, integer and decimal overflow, subscripts out of range
+and missing map keys fail as on Athena; ``try``, ``try_cast`` and ``element_at`` are
+rendered with Spark's ``try_*`` forms, which return NULL as Athena's do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional, Union
+
+from sqlglot import exp
+
+from athena_spark_emulator.sql.spark_forms import (
+    call,
+    decimal_parts,
+    is_date,
+    is_decimal,
+    is_double,
+    is_integral,
+    is_timestamp,
+    spark,
+    type_of,
+    wider_integral,
+)
+
+Rewrite = Callable[[exp.Expression], exp.Expression]
+Check = Callable[[exp.Expression], Optional[str]]
+Key = Union[type, str]
+
+
+class Refused(Exception):
+    """A construct the emulator does not run: ``construct`` names it, ``why`` says why."""
+
+    def __init__(self, construct: str, why: str = "") -> None:
+        self.construct = construct
+        self.why = why
+        super().__init__(construct)
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str  # Athena's name for it, as its documentation lists it
+    rewrite: Optional[Rewrite] = None  # None: sqlglot's Spark rendering is Athena's semantics
+    check: Optional[Check] = None  # a reason to refuse one use of it (None: runs)
+
+
+class FunctionTable:
+    def __init__(self) -> None:
+        self.entries: Dict[Key, Entry] = {}
+
+    def _add(self, key: Key, entry: Entry) -> None:
+        if key in self.entries:
+            raise ValueError(f"two entries for {key!r}")
+        self.entries[key] = entry
+
+    def same(self, key: Key, name: str, check: Optional[Check] = None) -> None:
+        """``key`` runs as sqlglot renders it for Spark."""
+        self._add(key.lower() if isinstance(key, str) else key, Entry(name, None, check))
+
+    def rewrites(
+        self, key: Key, name: str, check: Optional[Check] = None
+    ) -> Callable[[Rewrite], Rewrite]:
+        def register(fn: Rewrite) -> Rewrite:
+            self._add(key.lower() if isinstance(key, str) else key, Entry(name, fn, check))
+            return fn
+
+        return register
+
+    def find(self, node: Any) -> Optional[Entry]:
+        if isinstance(node, exp.Anonymous):
+            return self.entries.get(str(node.name).lower())
+        return self.entries.get(type(node))
+
+    def names(self) -> list:
+        return sorted({e.name for e in self.entries.values()})
+
+
+TABLE = FunctionTable()
+same, rewrites = TABLE.same, TABLE.rewrites
+_cls: Any
+_name: str
+
+# ---- the shape of a query (no semantics of their own) ------------------------------------
+for _cls in (
+    exp.Select,
+    exp.From,
+    exp.Table,
+    exp.TableAlias,
+    exp.Subquery,
+    exp.With,
+    exp.CTE,
+    exp.Union,
+    exp.Intersect,
+    exp.Except,
+    exp.Values,
+    exp.Where,
+    exp.Group,
+    exp.Having,
+    exp.Order,
+    exp.Ordered,
+    exp.Limit,
+    exp.Offset,
+    exp.Distinct,
+    exp.Column,
+    exp.Identifier,
+    exp.Star,
+    exp.Alias,
+    exp.Literal,
+    exp.Null,
+    exp.Boolean,
+    exp.Paren,
+    exp.Window,
+    exp.WindowSpec,
+    exp.Var,
+    exp.Exists,
+    exp.Lambda,
+    exp.DataTypeParam,
+    exp.Dot,
+    exp.Cube,
+    exp.Rollup,
+    exp.GroupingSets,
+    exp.Interval,
+):
+    same(_cls, _cls.__name__.lower())
+
+
+def _tuple_check(node: exp.Expression) -> Optional[str]:
+    if isinstance(node.parent, exp.Values):
+        return None
+    return f"the row constructor {node.sql('athena')} (Spark names a row's fields)"
+
+
+def _unused_tuple_check(node: exp.Expression) -> Optional[str]:
+    return _tuple_check(node)
+
+
+def _no_lambda(node: exp.Expression) -> Optional[str]:
+    if any(isinstance(a, exp.Lambda) for a in node.args.values()):
+        return f"{node.sql('athena')} with a lambda"
+    return None
+
+
+same(exp.RegexpReplace, "regexp_replace", _no_lambda)
+
+
+def _join_check(node: exp.Expression) -> Optional[str]:
+    kind = str(node.args.get("kind") or "").upper()
+    if kind and kind not in ("INNER", "CROSS", "OUTER"):
+        return f"{kind} JOIN"
+    return None
+
+
+same(exp.Join, "join", _join_check)
+
+
+def _fetch_check(node: exp.Expression) -> Optional[str]:
+    options = node.args.get("limit_options")
+    if options is not None and options.args.get("percent"):
+        return "FETCH FIRST ... PERCENT"
+    return None
+
+
+@rewrites(exp.Fetch, "fetch first", _fetch_check)
+def fetch(node: exp.Expression) -> exp.Expression:
+    options = node.args.get("limit_options")
+    if options is not None and options.args.get("with_ties"):
+        raise Refused("FETCH FIRST ... WITH TIES")
+    return exp.Limit(expression=node.args.get("count") or exp.Literal.number(1))
+
+
+same(exp.LimitOptions, "fetch first")
+
+# ---- operators ------------------------------------------------------------------------------
+for _cls, _name in (
+    (exp.EQ, "="),
+    (exp.NEQ, "<>"),
+    (exp.GT, ">"),
+    (exp.GTE, ">="),
+    (exp.LT, "<"),
+    (exp.LTE, "<="),
+    (exp.And, "and"),
+    (exp.Or, "or"),
+    (exp.Not, "not"),
+    (exp.Is, "is"),
+    (exp.In, "in"),
+    (exp.Between, "between"),
+    (exp.NullSafeEQ, "is not distinct from"),
+    (exp.NullSafeNEQ, "is distinct from"),
+    (exp.Neg, "unary -"),
+    (exp.Add, "+"),
+    (exp.Sub, "-"),
+    (exp.Mul, "*"),
+    (exp.Mod, "%"),
+    (exp.Case, "case"),
+    (exp.If, "if"),
+    (exp.Coalesce, "coalesce"),
+):
+    same(_cls, _name)
+
+
+@rewrites(exp.Div, "/")
+def divide(node: exp.Expression) -> exp.Expression:
+    """Trino's division: integer operands divide as integers (truncating), decimals as
+    decimals with scale max(s1, s2), rounded half up; anything else as doubles."""
+    left, right = type_of(node.this), type_of(node.expression)
+    if is_integral(left) and is_integral(right):
+        kind = wider_integral(left, right)  # type: ignore[arg-type]
+        out = spark("CAST(_0 DIV _1 AS BIGINT)", node.this, node.expression)
+        assert isinstance(out.this, exp.IntDiv)
+        out.set("to", kind)
+        out.type = kind
+        return out
+    if is_double(left) or is_double(right):
+        return spark("CAST(_0 AS DOUBLE) / _1", node.this, node.expression)
+    dleft = decimal_parts(left) if left is not None else None
+    dright = decimal_parts(right) if right is not None else None
+    if dleft and dright and (is_decimal(left) or is_decimal(right)):
+        (p1, s1), (_p2, s2) = dleft, dright
+        scale = max(s1, s2)
+        precision = min(38, p1 + s2 + max(0, s2 - s1))
+        kind = exp.DataType.build(f"decimal({precision},{scale})")
+        out = spark("CAST(_0 / _1 AS DECIMAL(38, 0))", node.this, node.expression)
+        out.set("to", kind)
+        out.type = kind
+        return out
+    if left is not None and right is not None and (is_double(left) or is_double(right)):
+        return node
+    raise Refused(
+        f"the division {node.sql('athena')}",
+        "the emulator cannot tell its operands' types, and Athena divides integers as "
+        "integers and decimals as decimals",
+    )
+
+
+@rewrites(exp.DPipe, "||")
+def concat_operator(node: exp.Expression) -> exp.Expression:
+    left, right = type_of(node.this), type_of(node.expression)
+    arrays = [k is not None and k.this == exp.DataType.Type.ARRAY for k in (left, right)]
+    if arrays[0] and arrays[1]:
+        return spark("concat(_0, _1)", node.this, node.expression)
+    if arrays[0]:
+        return spark("concat(_0, array(_1))", node.this, node.expression)
+    if arrays[1]:
+        return spark("concat(array(_0), _1)", node.this, node.expression)
+    strings = [
+        (isinstance(n, exp.Literal) and n.is_string)
+        or (k is not None and k.this in (T.VARCHAR, T.TEXT, T.CHAR))
+        for n, k in ((node.this, left), (node.expression, right))
+    ]
+    if not any(strings):
+        raise Refused(f"the operator || in {node.sql('athena')}", "operand types unknown")
+    return spark("concat(_0, _1)", node.this, node.expression)
+
+
+# ---- types and casts ------------------------------------------------------------------------
+T = exp.DataType.Type
+CASTABLE = {
+    T.BOOLEAN,
+    T.TINYINT,
+    T.SMALLINT,
+    T.INT,
+    T.BIGINT,
+    T.FLOAT,
+    T.DOUBLE,
+    T.DECIMAL,
+    T.VARCHAR,
+    T.CHAR,
+    T.TEXT,
+    T.DATE,
+    T.TIMESTAMP,
+    T.ARRAY,
+    T.MAP,
+    T.STRUCT,
+}
+
+
+def _type_check(node: exp.Expression) -> Optional[str]:
+    if node.this not in CASTABLE:
+        return f"the type {node.sql('athena')}"
+    if node.this == T.TIMESTAMP and node.expressions:
+        precision = int(node.expressions[0].this.this)
+        if precision > 6:
+            return f"the type {node.sql('athena')} (precision 6 at most: Spark keeps microseconds)"
+    for child in node.expressions:
+        if isinstance(child, exp.DataType):
+            reason = _type_check(child)
+            if reason:
+                return reason
+    return None
+
+
+same(exp.DataType, "type", _type_check)
+
+_DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+)(?:\.(\d*))?\s*$")
+
+
+def _named_fields(row: exp.DataType) -> exp.DataType:
+    """``row(integer, integer)``: Spark needs field names; Athena's are field0, field1."""
+    fields = []
+    for i, field in enumerate(row.expressions):
+        if isinstance(field, exp.DataType):
+            field = exp.ColumnDef(this=exp.to_identifier(f"field{i}"), kind=field)
+        fields.append(field)
+    return exp.DataType(this=T.STRUCT, expressions=fields, nested=True)
+
+
+def _bare_decimal(value: exp.Expression) -> exp.DataType:
+    """``DECIMAL '1.50'`` is decimal(3,2), its precision and scale from the text; any other
+    bare DECIMAL is Trino's decimal(38,0)."""
+    literal = isinstance(value, exp.Literal) and value.is_string
+    match = _DECIMAL_TEXT.match(value.this) if literal else None
+    if not match:
+        return exp.DataType.build("decimal(38,0)")
+    whole, fraction = match.group(1), match.group(2) or ""
+    return exp.DataType.build(f"decimal({max(len(whole) + len(fraction), 1)},{len(fraction)})")
+
+
+def _rounded_timestamp(
+    node: Any,
+    value: exp.Expression,
+    source: Optional[exp.DataType],
+    target: exp.DataType,
+) -> Optional[exp.Expression]:
+    """``cast(x as timestamp(p))`` where x may have more fractional digits than p: rounded
+    half up to p digits, as Trino does (None: no rounding needed)."""
+    precision = int(target.expressions[0].this.this) if target.expressions else 3
+    if (isinstance(value, exp.Literal) and value.is_string) or precision >= 6:
+        return None
+    source_digits = 6
+    if is_timestamp(source) and source is not None and source.expressions:
+        source_digits = int(source.expressions[0].this.this)
+    elif is_date(source):
+        source_digits = 0
+    elif source is not None and not is_timestamp(source):
+        source_digits = 6 if source.this in (T.VARCHAR, T.TEXT, T.CHAR) else 0
+    if source_digits <= precision:
+        return None
+    out = spark(
+        f"timestamp_micros(CAST(round(unix_micros(CAST(_0 AS TIMESTAMP)), "
+        f"{precision - 6}) AS BIGINT))",
+        value,
+    )
+    out.type = node.args["to"]
+    return out
+
+
+def _cast(node: Any, safe: bool) -> exp.Expression:
+    target = node.to
+    value = node.this
+    source = type_of(value)
+    if target.this == T.DECIMAL and not target.expressions:
+        target = _bare_decimal(value)
+    if target.this in (T.VARCHAR, T.CHAR, T.TEXT) and (is_timestamp(source)):
+        digits = 3
+        if source is not None and source.expressions:
+            digits = max(3, int(source.expressions[0].this.this))
+        fmt = "yyyy-MM-dd HH:mm:ss." + "S" * digits
+        return spark(f"date_format(_0, '{fmt}')", value)
+    if target.this in (T.VARCHAR, T.CHAR, T.TEXT) and is_double(source):
+        raise Refused(f"cast of a double to varchar ({node.sql('athena')})")
+    if is_integral(target) and (is_double(source) or is_decimal(source)):
+        value = spark("round(_0)", value)
+    if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
+        target = exp.DataType.build("string")
+    if target.this == T.STRUCT:
+        target = _named_fields(target)
+    if target.this == T.TIMESTAMP:
+        rounded = _rounded_timestamp(node, value, source, target)
+        if rounded is not None:
+            return rounded
+        target = exp.DataType.build("timestamp")
+    out = exp.TryCast(this=value, to=target, safe=True) if safe else exp.Cast(this=value, to=target)
+    out.type = target
+    return out
+
+
+@rewrites(exp.Cast, "cast")
+def cast(node: exp.Expression) -> exp.Expression:
+    return _cast(node, safe=False)
+
+
+@rewrites(exp.TryCast, "try_cast")
+def try_cast(node: exp.Expression) -> exp.Expression:
+    return _cast(node, safe=True)
+
+
+# try(expr): NULL where Athena's expr fails. Under ANSI mode the Spark forms (already
+# translated: the table's rewrites run children first) that can fail are replaced inside it
+# by forms that return NULL instead.
+_SAFE_BINARY: Dict[type, str] = {
+    exp.IntDiv: "CASE WHEN _1 = 0 THEN NULL ELSE _0 DIV _1 END",
+    exp.Div: "try_divide(_0, _1)",
+    exp.Add: "try_add(_0, _1)",
+    exp.Sub: "try_subtract(_0, _1)",
+    exp.Mul: "try_multiply(_0, _1)",
+}
+
+
+def _safe(inner: exp.Expression) -> exp.Expression:
+    if type(inner) is exp.Cast:
+        return exp.TryCast(this=inner.this, to=inner.to, safe=True)
+    form = _SAFE_BINARY.get(type(inner))
+    if form is not None:
+        return spark(form, inner.this, inner.expression)
+    name = str(inner.name).lower() if isinstance(inner, exp.Anonymous) else ""
+    if name == "element_at":
+        return exp.Anonymous(this="try_element_at", expressions=inner.expressions)
+    if name == "raise_error":
+        return exp.Null()
+    if isinstance(inner, exp.StrToTime):  # rendered TO_TIMESTAMP(x, '<Spark pattern>')
+        pattern = re.search(r"'((?:[^'\\]|\\.)*)'\)$", inner.sql("spark"))
+        if pattern:
+            text = re.sub(r"\\(.)", r"\1", pattern.group(1))
+            return call("try_to_timestamp", inner.this, exp.Literal.string(text))
+    return inner
+
+
+@rewrites(exp.Try, "try")
+def try_(node: exp.Expression) -> exp.Expression:
+    return node.this.transform(_safe)
+
+
+# ---- comparison / conditional functions -------------------------------------------------------
+def _null_if_any(node: exp.Expression, name: str) -> exp.Expression:
+    args = [node.this, *node.expressions]
+    test = " OR ".join(f"_{i} IS NULL" for i in range(len(args)))
+    holes = ", ".join(f"_{i}" for i in range(len(args)))
+    return spark(f"CASE WHEN {test} THEN NULL ELSE {name}({holes}) END", *args)
+
+
+@rewrites(exp.Greatest, "greatest")
+def greatest(node: exp.Expression) -> exp.Expression:
+    return _null_if_any(node, "greatest")
+
+
+@rewrites(exp.Least, "least")
+def least(node: exp.Expression) -> exp.Expression:
+    return _null_if_any(node, "least")
+
+
+same(exp.Nullif, "nullif")
+
+# ---- aggregates ---------------------------------------------------------------------------
+for _cls, _name in (
+    (exp.Count, "count"),
+    (exp.Sum, "sum"),
+    (exp.Min, "min"),
+    (exp.Max, "max"),
+    (exp.CountIf, "count_if"),
+    (exp.LogicalOr, "bool_or"),
+    (exp.LogicalAnd, "bool_and"),
+    (exp.AnyValue, "arbitrary"),
+):
+    same(_cls, _name)
+
+
+def _struct_fields(values: list) -> str:
+    return ", ".join(f"_{i} AS k{i}" for i in range(len(values)))
+
+
+def _ordered_list(value: exp.Expression, order: Optional[exp.Expression]) -> exp.Expression:
+    """Spark's collect_list keeps no order and drops NULLs; Trino's array_agg keeps both:
+    collect (value, order keys) structs, sort them by the keys, keep the values; NULL when
+    there are no rows, as Trino's."""
+    keys = [o for o in (order.expressions if order is not None else [])]
+    holes = [value, *[k.this for k in keys]]
+    packed = f"collect_list(named_struct({', '.join(f'{chr(39)}k{i}{chr(39)}, _{i}' for i in range(len(holes)))}))"
+    if keys:
+        compare = []
+        for i, key in enumerate(keys, start=1):
+            desc = bool(key.args.get("desc"))
+            nulls_first = bool(key.args.get("nulls_first"))
+            lt, gt = ("1", "-1") if desc else ("-1", "1")
+            nf, nl = ("-1", "1") if nulls_first else ("1", "-1")
+            compare.append(
+                f"CASE WHEN l.k{i} IS NULL AND r.k{i} IS NULL THEN 0 "
+                f"WHEN l.k{i} IS NULL THEN {nf} WHEN r.k{i} IS NULL THEN {nl} "
+                f"WHEN l.k{i} < r.k{i} THEN {lt} WHEN l.k{i} > r.k{i} THEN {gt} ELSE 0 END"
+            )
+        chain = compare[-1]
+        for part in reversed(compare[:-1]):
+            chain = f"CASE WHEN ({part}) <> 0 THEN ({part}) ELSE ({chain}) END"
+        packed = f"array_sort({packed}, (l, r) -> {chain})"
+    text = f"CASE WHEN count(1) = 0 THEN NULL ELSE transform({packed}, s -> s.k0) END"
+    return spark(text, *holes)
+
+
+@rewrites(exp.ArrayAgg, "array_agg")
+def array_agg(node: exp.Expression) -> exp.Expression:
+    this = node.this
+    if isinstance(this, exp.Order):
+        return _ordered_list(this.this, this)
+    if isinstance(this, exp.Distinct):
+        raise Refused("array_agg(DISTINCT ...)")
+    return _ordered_list(this, None)
+
+
+# ---- dates and times ------------------------------------------------------------------------
+UNITS = {
+    "millisecond": "MILLISECOND",
+    "second": "SECOND",
+    "minute": "MINUTE",
+    "hour": "HOUR",
+    "day": "DAY",
+    "week": "WEEK",
+    "month": "MONTH",
+    "quarter": "QUARTER",
+    "year": "YEAR",
+}
+DATE_UNITS = ("day", "week", "month", "quarter", "year")
+
+
+def _unit(node: exp.Expression) -> str:
+    unit = node.args.get("unit")
+    text = (unit.name if unit is not None else "day").lower()
+    if text not in UNITS:
+        raise Refused(f"the unit '{text}' of {node.sql('athena')}")
+    return text
+
+
+def _temporal(node: exp.Expression, arg: exp.Expression) -> str:
+    kind = type_of(arg)
+    if is_date(kind):
+        return "date"
+    if is_timestamp(kind):
+        return "timestamp"
+    raise Refused(
+        f"{node.sql('athena')}",
+        "the emulator cannot tell whether its argument is a date or a timestamp",
+    )
+
+
+@rewrites(exp.DateAdd, "date_add")
+def date_add(node: exp.Expression) -> exp.Expression:
+    unit = _unit(node)
+    kind = _temporal(node, node.this)
+    if kind == "date":
+        if unit not in DATE_UNITS:
+            raise Refused(f"date_add('{unit}', ...) of a date", "Athena fails it")
+        months = {"month": 1, "quarter": 3, "year": 12}
+        if unit in months:
+            out = spark(
+                f"add_months(_0, CAST(_1 AS INT) * {months[unit]})", node.this, node.expression
+            )
+        else:
+            days = 7 if unit == "week" else 1
+            out = spark(f"date_add(_0, CAST(_1 AS INT) * {days})", node.this, node.expression)
+        out.type = exp.DataType.build("date")
+        return out
+    out = call("timestampadd", exp.var(UNITS[unit]), node.expression, node.this)
+    out.type = type_of(node.this)
+    return out
+
+
+@rewrites(exp.DateDiff, "date_diff")
+def date_diff(node: exp.Expression) -> exp.Expression:
+    unit = _unit(node)
+    _temporal(node, node.this)
+    _temporal(node, node.expression)
+    return call(
+        "timestampdiff",
+        exp.var(UNITS[unit]),
+        spark("CAST(_0 AS TIMESTAMP)", node.expression),
+        spark("CAST(_0 AS TIMESTAMP)", node.this),
+    )
+
+
+def _trunc(node: exp.Expression, value: exp.Expression) -> exp.Expression:
+    unit = _unit(node)
+    kind = _temporal(node, value)
+    if kind == "date":
+        if unit not in DATE_UNITS:
+            raise Refused(f"date_trunc('{unit}', ...) of a date", "Athena fails it")
+        out = spark(f"CAST(date_trunc('{UNITS[unit]}', _0) AS DATE)", value)
+        out.type = exp.DataType.build("date")
+        return out
+    out = spark(f"date_trunc('{UNITS[unit]}', _0)", value)
+    out.type = type_of(value)
+    return out
+
+
+@rewrites(exp.TimestampTrunc, "date_trunc")
+def date_trunc(node: exp.Expression) -> exp.Expression:
+    return _trunc(node, node.this)
+
+
+@rewrites(exp.DateTrunc, "date_trunc ")
+def date_trunc_date(node: exp.Expression) -> exp.Expression:
+    return _trunc(node, node.this)
+
+
+@rewrites(exp.DayOfWeekIso, "day_of_week")
+def day_of_week(node: exp.Expression) -> exp.Expression:
+    return spark("weekday(_0) + 1", node.this)
+
+
+for _cls, _name, _spark in (
+    (exp.Year, "year", "year"),
+    (exp.Month, "month", "month"),
+    (exp.Day, "day", "day"),
+    (exp.Quarter, "quarter", "quarter"),
+    (exp.DayOfYear, "day_of_year", "dayofyear"),
+):
+
+    def _part(node: exp.Expression, fn: str = _spark) -> exp.Expression:
+        out = spark(f"{fn}(_0)", node.this)
+        return out
+
+    rewrites(_cls, _name)(_part)
+
+same(exp.CurrentDate, "current_date")
+same(exp.CurrentTimestamp, "current_timestamp")
+same(exp.LastDay, "last_day_of_month")
+
+
+_FORMAT_LITERAL = re.compile(r"(?<!%)([A-Za-z]+)")
+
+
+def _quote_format_letters(node: exp.Expression) -> exp.Expression:
+    """A literal letter in a date format (``%Y-%m-%dT%H``) quoted (``'T'``), as Spark's
+    datetime patterns need (sqlglot translates the ``%`` codes when it renders)."""
+    fmt = node.args.get("format")
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        raise Refused(f"{node.sql('athena')} with a format that is not a literal")
+    node.set("format", exp.Literal.string(_FORMAT_LITERAL.sub(r"'\1'", fmt.this)))
+    return node
+
+
+rewrites(exp.StrToTime, "date_parse")(_quote_format_letters)
+rewrites(exp.TimeToStr, "date_format")(_quote_format_letters)
+
+
+@rewrites("second", "second")
+def second(node: exp.Expression) -> exp.Expression:
+    return spark("CAST(second(_0) AS BIGINT)", *node.expressions)
+
+
+@rewrites("to_milliseconds", "to_milliseconds")
+def to_milliseconds(node: exp.Expression) -> exp.Expression:
+    [value] = node.expressions
+    return spark("unix_millis(TIMESTAMP '1970-01-01 00:00:00' + _0)", value)
+
+
+@rewrites(exp.TimeToUnix, "to_unixtime")
+def to_unixtime(node: exp.Expression) -> exp.Expression:
+    return spark("unix_micros(CAST(_0 AS TIMESTAMP)) / 1000000D", node.this)
+
+
+# ---- numbers --------------------------------------------------------------------------------
+for _cls, _name in (
+    (exp.Abs, "abs"),
+    (exp.Sqrt, "sqrt"),
+    (exp.Exp, "exp"),
+    (exp.Ln, "ln"),
+):
+    same(_cls, _name)
+
+
+@rewrites(exp.Log, "log10")
+def log(node: exp.Expression) -> exp.Expression:
+    base = node.this
+    if isinstance(base, exp.Literal) and base.this in ("10", "2"):
+        return call(f"log{base.this}", node.expression)
+    raise Refused(f"log(b, x) ({node.sql('athena')})")
+
+
+# ---- strings --------------------------------------------------------------------------------
+for _cls, _name in (
+    (exp.Upper, "upper"),
+    (exp.Lower, "lower"),
+    (exp.Length, "length"),
+    (exp.Concat, "concat"),
+    (exp.Reverse, "reverse"),
+):
+    same(_cls, _name)
+
+
+@rewrites(exp.Replace, "replace")
+def replace(node: exp.Expression) -> exp.Expression:
+    return node
+
+
+@rewrites(exp.StrPosition, "strpos")
+def strpos(node: exp.Expression) -> exp.Expression:
+    if node.args.get("position") is not None or node.args.get("occurrence") is not None:
+        raise Refused(f"strpos with an instance ({node.sql('athena')})")
+    return spark("locate(_1, _0)", node.this, node.args["substr"])
+
+
+@rewrites(exp.Substring, "substr")
+def substr(node: exp.Expression) -> exp.Expression:
+    start = node.args["start"]
+    length = node.args.get("length")
+    if length is None:
+        return spark("substring(_0, _1)", node.this, start)
+    return spark("substring(_0, _1, _2)", node.this, start, length)
+
+
+@rewrites(exp.SplitPart, "split_part")
+def split_part(node: exp.Expression) -> exp.Expression:
+    delimiter = node.args["delimiter"]
+    if not (isinstance(delimiter, exp.Literal) and delimiter.is_string and delimiter.this):
+        raise Refused(f"split_part with a delimiter that is not a literal ({node.sql('athena')})")
+    pattern = exp.Literal.string(re.escape(delimiter.this))
+    index = node.args["part_index"]
+    parts = call("try_element_at", spark("split(_0, _1, -1)", node.this, pattern), index)
+    return spark(
+        "CASE WHEN _0 < 1 THEN raise_error('Index must be greater than zero') ELSE _1 END",
+        index,
+        parts,
+    )
+
+
+# ---- arrays -----------------------------------------------------------------------------------
+same(exp.Array, "array")
+same(exp.ArraySize, "cardinality")
+same(exp.ArrayContains, "contains")
+
+
+@rewrites(exp.ArrayToString, "array_join")
+def array_join(node: exp.Expression) -> exp.Expression:
+    if node.args.get("null") is not None:
+        return spark("array_join(_0, _1, _2)", node.this, node.expression, node.args["null"])
+    return spark("array_join(_0, _1)", node.this, node.expression)
+
+
+@rewrites(exp.Bracket, "subscript")
+def subscript(node: exp.Expression) -> exp.Expression:
+    """``a[i]`` / ``m[k]`` fail out of range or for a missing key (ANSI mode); sqlglot has
+    made an array index 0-based for Spark's ``[]``. ``element_at`` is NULL there."""
+    if node.args.get("safe"):
+        [index] = node.expressions
+        return call("try_element_at", node.this, index)
+    return node
+
+
+@rewrites(exp.Unnest, "unnest")
+def unnest(node: exp.Expression) -> exp.Expression:
+    return node  # the join around it renders it (translate.unnest_joins)
+
+
+# ---- verified as sqlglot renders them (Spark's function has Trino's semantics) ---------------
+for _cls, _name in (
+    (exp.RegexpLike, "regexp_like"),
+    (exp.RegexpExtract, "regexp_extract"),
+    (exp.RegexpExtractAll, "regexp_extract_all"),
+    (exp.RegexpCount, "regexp_count"),
+    (exp.Translate, "translate"),
+    (exp.ConcatWs, "concat_ws"),
+    (exp.Pad, "lpad"),
+    (exp.StartsWith, "starts_with"),
+    (exp.Chr, "chr"),
+    (exp.Levenshtein, "levenshtein_distance"),
+    (exp.ArrayFilter, "filter"),
+    (exp.Transform, "transform"),
+    (exp.ArraySort, "array_sort"),
+    (exp.Reduce, "reduce"),
+    (exp.Map, "map"),
+    (exp.MapFromEntries, "map_from_entries"),
+    (exp.MapKeys, "map_keys"),
+    (exp.ArrayDistinct, "array_distinct"),
+    (exp.ArrayMax, "array_max"),
+    (exp.ArrayMin, "array_min"),
+    (exp.ArrayPosition, "array_position"),
+    (exp.ArrayRemove, "array_remove"),
+    (exp.ArraySlice, "slice"),
+    (exp.GenerateSeries, "sequence"),
+    (exp.Flatten, "flatten"),
+    (exp.ArrayIntersect, "array_intersect"),
+    (exp.ArrayExcept, "array_except"),
+    (exp.Pow, "power"),
+    (exp.Round, "round"),
+    (exp.Pi, "pi"),
+    (exp.Cbrt, "cbrt"),
+    (exp.Degrees, "degrees"),
+    (exp.Radians, "radians"),
+    (exp.IsNan, "is_nan"),
+    (exp.Stddev, "stddev"),
+    (exp.StddevSamp, "stddev_samp"),
+    (exp.StddevPop, "stddev_pop"),
+    (exp.Variance, "variance"),
+    (exp.VariancePop, "var_pop"),
+    (exp.Avg, "avg"),
+    (exp.ArgMax, "max_by"),
+    (exp.ArgMin, "min_by"),
+    (exp.ApproxDistinct, "approx_distinct"),
+    (exp.RowNumber, "row_number"),
+    (exp.Rank, "rank"),
+    (exp.DenseRank, "dense_rank"),
+    (exp.Lag, "lag"),
+    (exp.Lead, "lead"),
+    (exp.FirstValue, "first_value"),
+    (exp.LastValue, "last_value"),
+    (exp.NthValue, "nth_value"),
+    (exp.PercentRank, "percent_rank"),
+    (exp.CumeDist, "cume_dist"),
+    (exp.Ntile, "ntile"),
+    (exp.Hour, "hour"),
+    (exp.Minute, "minute"),
+    (exp.DayOfMonth, "day_of_month"),
+    (exp.WeekOfYear, "week"),
+    (exp.Trim, "trim"),
+):
+    same(_cls, _name)
+for _name in (
+    "transform_keys",
+    "transform_values",
+    "zip_with",
+    "map_filter",
+    "map_zip_with",
+    "map_values",
+    "array_union",
+    "arrays_overlap",
+):
+    same(_name, _name)
+
+
+# ---- rows ---------------------------------------------------------------------------------
+def _row(values: list) -> exp.Expression:
+    """An anonymous row: Athena prints its fields as field0, field1, ..."""
+    pairs = ", ".join(f"'field{i}', _{i}" for i in range(len(values)))
+    return spark(f"named_struct({pairs})", *values)
+
+
+@rewrites(exp.Struct, "row")
+def row(node: exp.Expression) -> exp.Expression:
+    if any(isinstance(e, (exp.PropertyEQ, exp.Alias)) for e in node.expressions):
+        raise Refused(f"the row constructor {node.sql('athena')} with field names")
+    return _row(list(node.expressions))
+
+
+@rewrites(exp.Tuple, "row constructor")
+def tuple_row(node: exp.Expression) -> exp.Expression:
+    if isinstance(node.parent, exp.Values):
+        return node
+    return _row(list(node.expressions))
+
+
+@rewrites("map_entries", "map_entries")
+def map_entries(node: exp.Expression) -> exp.Expression:
+    return spark(
+        "transform(map_entries(_0), e -> named_struct('field0', e.key, 'field1', e.value))",
+        *node.expressions,
+    )
+
+
+@rewrites("zip", "zip")
+def zip_(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused("zip of more than two arrays")
+    return spark(
+        "zip_with(_0, _1, (x, y) -> named_struct('field0', x, 'field1', y))", *node.expressions
+    )
+
+
+# ---- bitwise --------------------------------------------------------------------------------
+def _bits(node: exp.Expression, value: exp.Expression) -> int:
+    kind = type_of(value)
+    if kind is not None and kind.this == T.INT:
+        return 32
+    if kind is not None and kind.this == T.BIGINT:
+        return 64
+    raise Refused(f"{node.sql('athena')} (an integer or bigint value only)")
+
+
+@rewrites(exp.BitwiseAnd, "bitwise_and")
+def bitwise_and(node: exp.Expression) -> exp.Expression:
+    return spark("CAST(_0 AS BIGINT) & CAST(_1 AS BIGINT)", node.this, node.expression)
+
+
+@rewrites(exp.BitwiseOr, "bitwise_or")
+def bitwise_or(node: exp.Expression) -> exp.Expression:
+    return spark("CAST(_0 AS BIGINT) | CAST(_1 AS BIGINT)", node.this, node.expression)
+
+
+@rewrites(exp.BitwiseXor, "bitwise_xor")
+def bitwise_xor(node: exp.Expression) -> exp.Expression:
+    return spark("CAST(_0 AS BIGINT) ^ CAST(_1 AS BIGINT)", node.this, node.expression)
+
+
+@rewrites(exp.BitwiseNot, "bitwise_not")
+def bitwise_not(node: exp.Expression) -> exp.Expression:
+    return spark("~CAST(_0 AS BIGINT)", node.this)
+
+
+@rewrites("bit_count", "bit_count")
+def bit_count(node: exp.Expression) -> exp.Expression:
+    value, bits = node.expressions
+    if not (isinstance(bits, exp.Literal) and not bits.is_string and 2 <= int(bits.this) <= 64):
+        raise Refused(f"{node.sql('athena')} (bits must be a literal from 2 to 64)")
+    n = int(bits.this)
+    if n == 64:
+        return spark("CAST(bit_count(CAST(_0 AS BIGINT)) AS BIGINT)", value)
+    low, high = -(2 ** (n - 1)), 2 ** (n - 1) - 1
+    return spark(
+        f"CASE WHEN CAST(_0 AS BIGINT) < {low} OR CAST(_0 AS BIGINT) > {high} THEN "
+        f"raise_error('Number must be representable with the bits specified. "
+        f"' || _0 || ' cannot be represented with {n} bits') "
+        f"ELSE CAST(bit_count(CAST(_0 AS BIGINT) & {2**n - 1}) AS BIGINT) END",
+        value,
+    )
+
+
+def _shift(node: exp.Expression, form: str, past: str) -> exp.Expression:
+    value, shift = node.expressions
+    bits = _bits(node, value)
+    kind = "INT" if bits == 32 else "BIGINT"
+    return spark(
+        f"CASE WHEN _1 >= {bits} THEN {past} ELSE {form}(CAST(_0 AS {kind}), _1) END",
+        value,
+        shift,
+    )
+
+
+@rewrites("bitwise_left_shift", "bitwise_left_shift")
+def left_shift(node: exp.Expression) -> exp.Expression:
+    return _shift(node, "shiftleft", "0")
+
+
+@rewrites("bitwise_right_shift", "bitwise_right_shift")
+def right_shift(node: exp.Expression) -> exp.Expression:
+    return _shift(node, "shiftrightunsigned", "0")
+
+
+@rewrites("bitwise_right_shift_arithmetic", "bitwise_right_shift_arithmetic")
+def right_shift_arithmetic(node: exp.Expression) -> exp.Expression:
+    return _shift(node, "shiftright", "CASE WHEN _0 >= 0 THEN 0 ELSE -1 END")
+
+
+# ---- more arrays, strings, urls ----------------------------------------------------------------
+@rewrites("trim_array", "trim_array")
+def trim_array(node: exp.Expression) -> exp.Expression:
+    return spark("slice(_0, 1, size(_0) - _1)", *node.expressions)
+
+
+@rewrites("ngrams", "ngrams")
+def ngrams(node: exp.Expression) -> exp.Expression:
+    return spark(
+        "CASE WHEN size(_0) <= _1 THEN array(_0) "
+        "ELSE transform(sequence(1, size(_0) - _1 + 1), i -> slice(_0, i, _1)) END",
+        *node.expressions,
+    )
+
+
+@rewrites("array_histogram", "array_histogram")
+def array_histogram(node: exp.Expression) -> exp.Expression:
+    return spark(
+        "map_from_entries(transform(array_distinct(filter(_0, x -> x IS NOT NULL)), "
+        "x -> struct(x, CAST(size(filter(_0, y -> y = x)) AS BIGINT))))",
+        *node.expressions,
+    )
+
+
+def _arrays_of_numbers(node: exp.Expression) -> None:
+    for arg in node.expressions:
+        kind = type_of(arg)
+        if kind is None or kind.this != T.ARRAY:
+            raise Refused(f"{node.sql('athena')} (arrays only)")
+
+
+_DOT = "aggregate(zip_with(_0, _1, (x, y) -> CAST(x AS DOUBLE) * CAST(y AS DOUBLE)), 0D, (s, v) -> s + v)"
+_NORM = "sqrt(aggregate(transform(_{i}, x -> CAST(x AS DOUBLE) * CAST(x AS DOUBLE)), 0D, (s, v) -> s + v))"
+
+
+@rewrites("dot_product", "dot_product")
+def dot_product(node: exp.Expression) -> exp.Expression:
+    _arrays_of_numbers(node)
+    return spark(_DOT, *node.expressions)
+
+
+@rewrites("euclidean_distance", "euclidean_distance")
+def euclidean_distance(node: exp.Expression) -> exp.Expression:
+    _arrays_of_numbers(node)
+    return spark(
+        "sqrt(aggregate(zip_with(_0, _1, (x, y) -> (CAST(x AS DOUBLE) - CAST(y AS DOUBLE)) * "
+        "(CAST(x AS DOUBLE) - CAST(y AS DOUBLE))), 0D, (s, v) -> s + v))",
+        *node.expressions,
+    )
+
+
+@rewrites("cosine_similarity", "cosine_similarity")
+def cosine_similarity(node: exp.Expression) -> exp.Expression:
+    _arrays_of_numbers(node)
+    text = f"{_DOT} / ({_NORM.format(i=0)} * {_NORM.format(i=1)})"
+    return spark(text, *node.expressions)
+
+
+@rewrites("cosine_distance", "cosine_distance")
+def cosine_distance(node: exp.Expression) -> exp.Expression:
+    _arrays_of_numbers(node)
+    text = f"1 - {_DOT} / ({_NORM.format(i=0)} * {_NORM.format(i=1)})"
+    return spark(text, *node.expressions)
+
+
+@rewrites("any_match", "any_match")
+def any_match(node: exp.Expression) -> exp.Expression:
+    return call("exists", *node.expressions)
+
+
+@rewrites("all_match", "all_match")
+def all_match(node: exp.Expression) -> exp.Expression:
+    return call("forall", *node.expressions)
+
+
+@rewrites("none_match", "none_match")
+def none_match(node: exp.Expression) -> exp.Expression:
+    return exp.Not(this=call("exists", *node.expressions))
+
+
+same(exp.RegexpSplit, "regexp_split")
+same(exp.Overlay, "overlay")
+
+for _name, _url_part in (
+    ("url_extract_protocol", "PROTOCOL"),
+    ("url_extract_host", "HOST"),
+    ("url_extract_path", "PATH"),
+    ("url_extract_query", "QUERY"),
+    ("url_extract_fragment", "REF"),
+):
+
+    def _url(node: exp.Expression, part: str = _url_part) -> exp.Expression:
+        return call("parse_url", node.expressions[0], exp.Literal.string(part))
+
+    rewrites(_name, _name)(_url)
+
+
+def _like_check(node: exp.Expression) -> Optional[str]:
+    r"""Trino's LIKE has no escape character unless ESCAPE names one; Spark's is ``\``."""
+    pattern = node.expression
+    if isinstance(node.parent, exp.Escape):
+        return None
+    if isinstance(pattern, exp.Literal) and pattern.is_string and "\\" not in pattern.this:
+        return None
+    return f"LIKE with a pattern that is not a literal without backslashes ({node.sql('athena')})"
+
+
+same(exp.Escape, "like ... escape")
+same(exp.Like, "like", _like_check)
+
+
+@rewrites(exp.Format, "format")
+def format_(node: exp.Expression) -> exp.Expression:
+    for arg in node.expressions:
+        kind = type_of(arg)
+        literal = isinstance(arg, exp.Literal) and arg.is_string
+        if not literal and not (is_integral(kind) or is_double(kind) or _is_text(kind)):
+            raise Refused(f"{node.sql('athena')} (format of a value other than a number or text)")
+    return node
+
+
+def _is_text(kind: Optional[exp.DataType]) -> bool:
+    return kind is not None and kind.this in (T.VARCHAR, T.TEXT, T.CHAR)
+
+
+@rewrites(exp.Extract, "extract")
+def extract(node: exp.Expression) -> exp.Expression:
+    unit = node.this.name.upper()
+    forms = {
+        "YEAR": "year(_0)",
+        "QUARTER": "quarter(_0)",
+        "MONTH": "month(_0)",
+        "WEEK": "weekofyear(_0)",
+        "DAY": "dayofmonth(_0)",
+        "DAY_OF_MONTH": "dayofmonth(_0)",
+        "DAY_OF_WEEK": "weekday(_0) + 1",
+        "DOW": "weekday(_0) + 1",
+        "DAY_OF_YEAR": "dayofyear(_0)",
+        "DOY": "dayofyear(_0)",
+        "HOUR": "hour(_0)",
+        "MINUTE": "minute(_0)",
+        "SECOND": "second(_0)",
+    }
+    if unit not in forms:
+        raise Refused(f"extract({unit} FROM ...)")
+    return spark(f"CAST({forms[unit]} AS BIGINT)", node.expression)
+
+
+@rewrites(exp.Typeof, "typeof")
+def typeof(node: exp.Expression) -> exp.Expression:
+    value = node.this
+    kind = type_of(value)
+    if isinstance(value, exp.Literal) and value.is_string:
+        return exp.Literal.string(f"varchar({len(value.this)})")
+    if kind is None or _is_text(kind) or kind.this in (T.ARRAY, T.MAP, T.STRUCT):
+        raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
+    if is_decimal(kind):
+        parts = decimal_parts(kind)
+        assert parts is not None
+        return exp.Literal.string(f"decimal({parts[0]},{parts[1]})")
+    names = {
+        T.INT: "integer",
+        T.BIGINT: "bigint",
+        T.SMALLINT: "smallint",
+        T.TINYINT: "tinyint",
+        T.DOUBLE: "double",
+        T.FLOAT: "real",
+        T.BOOLEAN: "boolean",
+        T.DATE: "date",
+    }
+    if kind.this not in names:
+        raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
+    return exp.Literal.string(names[kind.this])
+
+
+__all__ = ["TABLE", "Entry", "FunctionTable", "Refused"]

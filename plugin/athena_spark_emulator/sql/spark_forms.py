@@ -1,0 +1,151 @@
+"""Small helpers that build Spark SQL trees: a Spark expression written as text with
+numbered holes (``_0``, ``_1``, ...), parsed once and filled with translated subtrees, and
+the Athena (Trino) types of expressions as the translation needs them. Pure."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, Optional
+
+import sqlglot
+from sqlglot import exp
+
+INTEGRAL = {
+    exp.DataType.Type.TINYINT: 3,
+    exp.DataType.Type.SMALLINT: 5,
+    exp.DataType.Type.INT: 10,
+    exp.DataType.Type.BIGINT: 19,
+}
+INTEGRAL_ORDER = [
+    exp.DataType.Type.TINYINT,
+    exp.DataType.Type.SMALLINT,
+    exp.DataType.Type.INT,
+    exp.DataType.Type.BIGINT,
+]
+TEMPORAL = {
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.DATETIME,
+}
+
+
+@cache
+def _template(text: str) -> Any:
+    return sqlglot.parse_one(text, read="spark")
+
+
+def spark(text: str, *args: exp.Expression) -> exp.Expression:
+    """``text`` (Spark SQL, holes ``_0``, ``_1``, ...) with the holes replaced by ``args``."""
+    tree = _template(text).copy()
+    for column in list(tree.find_all(exp.Column)):
+        name = column.name
+        if not column.table and name.startswith("_") and name[1:].isdigit():
+            column.replace(args[int(name[1:])].copy())
+    return tree
+
+
+def call(name: str, *args: exp.Expression) -> exp.Expression:
+    """A Spark function call by name, rendered as written (``try_element_at(...)``)."""
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def type_of(node: exp.Expression) -> Optional[exp.DataType]:
+    """The Athena type of ``node`` as far as the translation knows it (None: unknown).
+
+    Number literals are typed as Trino types them (``1.5`` is ``decimal(2,1)``, ``1e0`` a
+    double); everything else from sqlglot's annotation (``node.type``)."""
+    if isinstance(node, exp.Paren):
+        return type_of(node.this)
+    if isinstance(node, exp.Neg):
+        return type_of(node.this)
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return literal_type(node.this)
+    if isinstance(node, exp.Cast):
+        return node.to
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
+        return _arithmetic_type(node)
+    found = node.type
+    if found is None or found.this in (exp.DataType.Type.UNKNOWN, exp.DataType.Type.NULL):
+        return None
+    return found
+
+
+def _arithmetic_type(node: exp.Expression) -> Optional[exp.DataType]:
+    """Trino's result type of + - * % (None: unknown, or a decimal sqlglot cannot size)."""
+    left, right = type_of(node.this), type_of(node.expression)
+    if left is None or right is None:
+        return None
+    if is_integral(left) and is_integral(right):
+        return wider_integral(left, right)
+    if is_double(left) or is_double(right):
+        return exp.DataType.build("double")
+    a, b = decimal_parts(left), decimal_parts(right)
+    if a is None or b is None:
+        return None
+    (p1, s1), (p2, s2) = a, b
+    if isinstance(node, exp.Mul):
+        precision, scale = min(38, p1 + p2), s1 + s2
+    elif isinstance(node, exp.Mod):
+        scale = max(s1, s2)
+        precision = min(38, min(p1 - s1, p2 - s2) + scale)
+    else:
+        scale = max(s1, s2)
+        precision = min(38, max(p1 - s1, p2 - s2) + scale + 1)
+    return exp.DataType.build(f"decimal({precision},{scale})")
+
+
+def literal_type(text: str) -> exp.DataType:
+    lowered = text.lower()
+    if "e" in lowered:
+        return exp.DataType.build("double")
+    if "." in text:
+        digits = text.replace(".", "").lstrip("0") or "0"
+        scale = len(text.split(".", 1)[1])
+        precision = max(len(digits), scale, 1)
+        return exp.DataType.build(f"decimal({precision},{scale})")
+    value = int(text)
+    if -(2**31) <= value < 2**31:
+        return exp.DataType.build("int")
+    return exp.DataType.build("bigint")
+
+
+def is_integral(kind: Optional[exp.DataType]) -> bool:
+    return kind is not None and kind.this in INTEGRAL
+
+
+def is_double(kind: Optional[exp.DataType]) -> bool:
+    return kind is not None and kind.this in (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)
+
+
+def is_decimal(kind: Optional[exp.DataType]) -> bool:
+    return kind is not None and kind.this == exp.DataType.Type.DECIMAL
+
+
+def is_date(kind: Optional[exp.DataType]) -> bool:
+    return kind is not None and kind.this == exp.DataType.Type.DATE
+
+
+def is_timestamp(kind: Optional[exp.DataType]) -> bool:
+    return kind is not None and kind.this in (
+        exp.DataType.Type.TIMESTAMP,
+        exp.DataType.Type.DATETIME,
+    )
+
+
+def wider_integral(left: exp.DataType, right: exp.DataType) -> exp.DataType:
+    wide = max(INTEGRAL_ORDER.index(left.this), INTEGRAL_ORDER.index(right.this))
+    return exp.DataType(this=INTEGRAL_ORDER[wide])
+
+
+def decimal_parts(kind: exp.DataType) -> Optional[tuple]:
+    """(precision, scale) of a decimal or integral type (None: neither, or unknown)."""
+    if is_integral(kind):
+        return INTEGRAL[kind.this], 0
+    if not is_decimal(kind):
+        return None
+    params = kind.expressions
+    if not params:
+        return None  # sqlglot's decimal of unknown size
+    precision = int(params[0].this.this) if params else 38
+    scale = int(params[1].this.this) if len(params) > 1 else 0
+    return precision, scale

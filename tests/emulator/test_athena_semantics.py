@@ -1,0 +1,122 @@
+"""Issue 27's table, row by row, through the emulator's Athena API on local Spark: each
+statement gives Athena's (Trino's) answer, fails where Athena fails, or is refused with
+NOT_SUPPORTED naming the construct (and writes nothing). Python models' Spark session keeps
+Spark's own semantics.
+
+On main 80dadb0 (before the change) these printed: 5/2 -> 2.5; date_add('hour', ...) ->
+2020-03-10; greatest(1, null, 3) -> 3; cast('abc' as integer) and 1/0 -> NULL, SUCCEEDED;
+the ordered array_agg -> 1,3,2; day_of_week -> 6; the column of 5/2 named '(5 / 2)'."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, List, Optional, Tuple
+
+import pytest
+
+from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
+from athena_spark_emulator.catalog import TableRef
+
+
+@pytest.fixture(scope="module")
+def emu() -> Iterator[Emulator]:
+    with Emulator(executor="spark") as emulator:
+        emulator.prepare()
+        yield emulator
+
+
+def run(emu: Emulator, sql: str) -> Tuple[str, Any]:
+    athena = emu.client("athena")
+    exec_id = athena.start_query_execution(
+        QueryString=sql, QueryExecutionContext={"Database": "default"}, WorkGroup="primary"
+    )["QueryExecutionId"]
+    status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
+    if status["State"] != "SUCCEEDED":
+        return status["State"], status.get("StateChangeReason", "")
+    result = athena.get_query_results(QueryExecutionId=exec_id)["ResultSet"]
+    rows: List[List[Optional[str]]] = [
+        [d.get("VarCharValue") for d in r["Data"]] for r in result["Rows"]
+    ]
+    return "SUCCEEDED", rows
+
+
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        ("select 5/2", "2"),
+        (
+            "select date_add('hour', 9, timestamp '2020-03-01 00:00:00')",
+            "2020-03-01 09:00:00.000",
+        ),
+        ("select greatest(1, null, 3)", None),
+        (
+            "select array_join(array_agg(x order by x desc), ',') from (values 1,3,2) t(x)",
+            "3,2,1",
+        ),
+        ("select day_of_week(date '2022-10-20')", "4"),
+        ("select split_part('a,b', ',', 3)", None),
+        ("select decimal '1.5' / 3", "0.5"),
+        ("select try(cast('abc' as integer))", None),
+        ("select try(1/0)", None),
+        ("select element_at(array[1, 2], 5)", None),
+        ("select timestamp '2020-01-01 00:00:00.123456'", "2020-01-01 00:00:00.123456"),
+    ],
+)
+def test_athena_value(emu: Emulator, sql: str, expected: Optional[str]) -> None:
+    state, rows = run(emu, sql)
+    assert state == "SUCCEEDED", rows
+    assert rows[1] == [expected]
+
+
+@pytest.mark.parametrize(
+    "sql, error",
+    [
+        ("select cast('abc' as integer)", "INVALID_CAST_ARGUMENT: Cannot cast 'abc' to INT"),
+        ("select 1/0", "DIVISION_BY_ZERO"),
+        ("select array[1, 2][5]", "INVALID_FUNCTION_ARGUMENT"),
+    ],
+)
+def test_fails_where_athena_fails(emu: Emulator, sql: str, error: str) -> None:
+    state, reason = run(emu, sql)
+    assert state == "FAILED"
+    assert reason.startswith(error), reason
+
+
+def test_unaliased_columns_are_named_by_position(emu: Emulator) -> None:
+    state, rows = run(emu, "select 5/2, 1 as one, 3 + 4")
+    assert state == "SUCCEEDED", rows
+    assert rows[0] == ["_col0", "one", "_col2"]
+
+
+def test_ctas_names_unaliased_columns_by_position(emu: Emulator) -> None:
+    emu.catalog.ensure_database(LOCAL_ACCOUNT, "analytics")
+    state, _ = run(emu, "create table analytics.named as select 5/2, 'x' as label")
+    assert state == "SUCCEEDED", _
+    columns = emu.catalog.get_table(TableRef(LOCAL_ACCOUNT, "analytics", "named"))[
+        "StorageDescriptor"
+    ]["Columns"]
+    assert [c["Name"] for c in columns] == ["_col0", "label"]
+
+
+def test_a_refused_function_names_itself_and_writes_nothing(emu: Emulator) -> None:
+    emu.catalog.ensure_database(LOCAL_ACCOUNT, "analytics")
+    state, reason = run(
+        emu, "create table analytics.refused as select url_extract_host('http://a.com/x') h"
+    )
+    assert state == "FAILED"
+    assert reason.startswith(
+        "NOT_SUPPORTED: the Athena emulator cannot run the function url_extract_host "
+        "(the emulator does not run it"
+    ), reason
+    assert not emu.catalog.table_exists(TableRef(LOCAL_ACCOUNT, "analytics", "refused"))
+
+
+def test_python_models_keep_sparks_semantics(emu: Emulator) -> None:
+    """SQL statements run in a child session with ANSI mode; the session Python models
+    (calculations) get is the parent, with Spark's defaults: 1/0 is NULL there."""
+    assert run(emu, "select 1/0")[0] == "FAILED"
+    from athena_spark_emulator.spark_executor import SPARK
+
+    spark = SPARK.session
+    assert spark is not None
+    assert spark.conf.get("spark.sql.ansi.enabled") == "false"
+    assert spark.sql("select 1/0 as x").collect()[0].x is None
