@@ -387,8 +387,9 @@ def iceberg_ctas(real: Any, state: SessionState, plan: Any, text: str) -> Any:
 
     if state.iceberg_session_catalog() is None:
         return real.sql(text)  # real Spark's error: no Iceberg data source in this session
-    if plan.partitioning().size():
-        raise NotImplementedError("the emulator writes unpartitioned Iceberg tables only")
+    partitioning = [
+        str(plan.partitioning().apply(i).describe()) for i in range(plan.partitioning().size())
+    ]
     ref = state.catalog.resolve(_parts(plan.name().nameParts()), {})
     if state.catalog.table_exists(ref):
         raise analysis_error(
@@ -407,8 +408,9 @@ def iceberg_ctas(real: Any, state: SessionState, plan: Any, text: str) -> Any:
     data = pa.Table.from_pylist([row.asDict() for row in frame.collect()], schema=schema)
     assert state.catalog.endpoint_url is not None
     iceberg.write_table(
-        state.catalog.endpoint_url, ref.account, ref.database, ref.table, location, data
-    )
+        state.catalog.endpoint_url, ref.account, ref.database, ref.table, location, data,
+        partitioning,
+    )  # fmt: skip
     return real.range(0)
 
 

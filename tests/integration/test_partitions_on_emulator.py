@@ -177,3 +177,63 @@ def test_partition_statements(project: Project) -> None:
     assert again["state"] == "FAILED" and "ALREADY_EXISTS" in again["reason"], again
     missing = athena(emulator, "alter table events drop partition (dt='nope')")
     assert missing["state"] == "FAILED" and "PARTITION_NOT_FOUND" in missing["reason"], missing
+
+
+def test_a_partitioned_iceberg_table_built_merged_into_and_read_by_a_python_model(
+    project: Project,
+) -> None:
+    """partitioned_by=['day(event_ts)', 'bucket(4, customer_id)'] on an Iceberg model: it
+    was NOT_SUPPORTED ("partitioned Iceberg tables"); now a real partitioned Iceberg table,
+    merged into on the second run and read by a Python model."""
+    from athena_spark_emulator import iceberg
+
+    first = project.dbt("run", "--select", "events")
+    assert first.returncode == 0, first.stdout[-3000:]
+    second = project.dbt(
+        "run", "--select", "events", "events_per_customer", "--vars", "{batch: 2}"
+    )
+    assert second.returncode == 0, second.stdout[-3000:]
+    assert [
+        (r["event_id"], r["customer_id"], r["kind"], str(r["event_ts"]))
+        for r in rows(SCHEMA, "events", order_by="event_id")
+    ] == [
+        (1, 10, "view", "2024-03-01 10:00:00"),
+        (2, 20, "buy", "2024-03-01 11:00:00"),
+        (3, 10, "buy", "2024-03-02 09:30:00"),
+        (4, 30, "view", "2024-03-03 08:00:00"),
+    ]
+    table = iceberg.load_table(
+        project.emulator.endpoint_url, LOCAL_ACCOUNT, SCHEMA, "events", as_account=LOCAL_ACCOUNT
+    )
+    assert [(f.name, str(f.transform)) for f in table.spec().fields] == [
+        ("event_ts_day", "day"),
+        ("customer_id_bucket_4", "bucket[4]"),
+    ]
+    partitions = table.inspect.partitions()
+    assert partitions.num_rows == 4, partitions  # a (day, bucket) per event
+    assert rows(SCHEMA, "events_per_customer", order_by="customer_id") == [
+        {"customer_id": 10, "events": 2},
+        {"customer_id": 20, "events": 1},
+        {"customer_id": 30, "events": 1},
+    ]
+
+
+def test_an_iceberg_insert_into_more_than_100_partitions_fails_as_on_athena(
+    project: Project,
+) -> None:
+    emulator = project.emulator
+    created = athena(
+        emulator,
+        "create table ice_days with (table_type='iceberg', is_external=false, "
+        "location='s3://dbt-data/partitions/ice_days/', partitioning=array['day(ts)']) as "
+        "select 1 as id, timestamp '2024-01-01 00:00:00' as ts",
+    )
+    assert created["state"] == "SUCCEEDED", created["reason"]
+    many = athena(
+        emulator,
+        "insert into ice_days select n, date_add('day', n, timestamp '2024-01-01 00:00:00') "
+        "from unnest(sequence(1, 101)) as t (n)",
+    )
+    assert many["state"] == "FAILED", many
+    assert many["reason"].startswith("ICEBERG_TOO_MANY_OPEN_PARTITIONS"), many["reason"]
+    assert athena(emulator, "select count(*) from ice_days")["rows"][1:] == [["1"]]

@@ -238,19 +238,37 @@ class Engine:
         else:
             writer.format(fmt).save(target)
 
-    def write_iceberg(self, frame: Any, ref: TableRef, location: str) -> None:
+    def write_iceberg(
+        self, frame: Any, ref: TableRef, location: str, partitioning: Sequence[str] = ()
+    ) -> None:
+        """An Iceberg table of ``frame``'s rows, partitioned by Athena's ``partitioning``
+        (identity, year/month/day/hour, bucket, truncate), at most 100 partitions."""
         data = arrow_of(frame)
         assert self.catalog.endpoint_url is not None
-        iceberg.write_table(
-            self.catalog.endpoint_url, ref.account, ref.database, ref.table, location, data
-        )
+        try:
+            iceberg.write_table(
+                self.catalog.endpoint_url, ref.account, ref.database, ref.table, location, data,
+                partitioning, hive_partitions.MAX_OPEN_PARTITIONS,
+            )  # fmt: skip
+        except iceberg.PartitioningError as exc:
+            raise QueryFailed(f"INVALID_TABLE_PROPERTY: partitioning: {exc}") from None
+        except iceberg.TooManyPartitions as exc:
+            raise QueryFailed(hive_partitions.too_many_partitions(exc.count, True)) from None
 
-    def append_iceberg(self, frame: Any, ref: TableRef, overwrite: bool = False) -> None:
+    def append_iceberg(
+        self, frame: Any, ref: TableRef, overwrite: bool = False, limit: bool = False
+    ) -> None:
+        """``frame``'s rows appended to (or, ``overwrite``, replacing) an Iceberg table's;
+        ``limit``: an INSERT, which writes at most 100 partitions."""
         assert self.catalog.endpoint_url is not None
         table = iceberg.load_table(
             self.catalog.endpoint_url, ref.account, ref.database, ref.table, as_account=ref.account
         )
         data = arrow_of(frame, table.schema().as_arrow())
+        if limit:
+            count = iceberg.partition_count(table, data)
+            if count > hive_partitions.MAX_OPEN_PARTITIONS:
+                raise QueryFailed(hive_partitions.too_many_partitions(count, True))
         if overwrite:
             table.overwrite(data)
         else:
@@ -358,9 +376,10 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
     location = _location(props, ref)
     rows = frame.count()
     if str(props.get("table_type", "hive")).lower() == "iceberg":
-        if props.get("partitioning") or props.get("partitioned_by"):
-            raise Untranslatable("partitioned Iceberg tables", statement.text)
-        engine.write_iceberg(frame, ref, location)
+        partitioning = props.get("partitioning") or props.get("partitioned_by") or []
+        engine.write_iceberg(
+            frame, ref, location, [partitioning] if isinstance(partitioning, str) else partitioning
+        )
         return Outcome(update_count=rows)
     fmt = _hive_format(props, statement)
     keys = _partition_keys_last(frame, list(props.get("partitioned_by") or []))
@@ -471,7 +490,7 @@ def insert_into(engine: Engine, statement: Statement) -> Outcome:
     frame = _aligned(source, columns, listed, statement)
     rows = frame.count()
     if is_iceberg(entry):
-        engine.append_iceberg(frame, ref)
+        engine.append_iceberg(frame, ref, limit=True)
         return Outcome("DML", update_count=rows)
     params = entry.get("Parameters") or {}
     location = entry["StorageDescriptor"]["Location"]
