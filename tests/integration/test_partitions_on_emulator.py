@@ -75,6 +75,7 @@ def project(
     path = tmp_path_factory.mktemp("partitions") / "statements_project"
     shutil.copytree(PROJECT, path)
     with seeded_with_spark(emulator, spark_executor, {}):
+        emulator.catalog.ensure_database(LOCAL_ACCOUNT, SCHEMA)  # for the statements alone
         yield Project(path, emulator)
 
 
@@ -237,3 +238,80 @@ def test_an_iceberg_insert_into_more_than_100_partitions_fails_as_on_athena(
     assert many["state"] == "FAILED", many
     assert many["reason"].startswith("ICEBERG_TOO_MANY_OPEN_PARTITIONS"), many["reason"]
     assert athena(emulator, "select count(*) from ice_days")["rows"][1:] == [["1"]]
+
+
+# ---- issue 30: a statement acknowledges only what it did ----------------------------------
+def test_set_location_moves_the_table_to_the_new_location(project: Project) -> None:
+    emulator = project.emulator
+    for name, value in (("loc_a", 1), ("loc_b", 2)):
+        made = athena(
+            emulator,
+            f"create table {name} with (external_location='s3://dbt-data/partitions/{name}/') "
+            f"as select {value} as v",
+        )
+        assert made["state"] == "SUCCEEDED", made["reason"]
+    moved = athena(emulator, "alter table loc_a set location 's3://dbt-data/partitions/loc_b/'")
+    assert moved["state"] == "SUCCEEDED", moved["reason"]
+    entry = emulator.catalog.get_table(TableRef(LOCAL_ACCOUNT, SCHEMA, "loc_a"))
+    assert entry["StorageDescriptor"]["Location"] == "s3://dbt-data/partitions/loc_b/"
+    assert athena(emulator, "select v from loc_a")["rows"][1:] == [["2"]]
+
+
+def test_hive_insert_overwrite_syntax_is_refused(project: Project) -> None:
+    emulator = project.emulator
+    athena(
+        emulator,
+        "create table io_t with (external_location='s3://dbt-data/partitions/io_t/') "
+        "as select 1 as v",
+    )
+    refused = athena(emulator, "insert overwrite table io_t select 5")
+    assert refused["state"] == "FAILED", refused
+    assert refused["reason"].startswith("SYNTAX_ERROR: mismatched input 'overwrite'"), refused
+    assert athena(emulator, "select v from io_t")["rows"][1:] == [["1"]]
+
+
+def test_create_table_without_external_is_refused_for_hive(project: Project) -> None:
+    refused = athena(
+        project.emulator,
+        "create table managed (a int) location 's3://dbt-data/partitions/managed/'",
+    )
+    assert refused["state"] == "FAILED", refused
+    assert "Only external table creation is supported" in refused["reason"]
+    assert not project.emulator.catalog.table_exists(TableRef(LOCAL_ACCOUNT, SCHEMA, "managed"))
+
+
+def test_sql_is_refused_on_the_spark_work_group(project: Project) -> None:
+    from botocore.exceptions import ClientError
+
+    from athena_spark_emulator.constants import SPARK_WORK_GROUP
+
+    with pytest.raises(ClientError) as refused:
+        athena(project.emulator, "select 1", work_group=SPARK_WORK_GROUP)
+    assert refused.value.response["Error"]["Code"] == "InvalidRequestException"
+    assert "is an Apache Spark work group" in str(refused.value)
+
+
+def test_an_external_table_partitioned_by_columns_reads_its_repaired_partitions(
+    project: Project,
+) -> None:
+    emulator = project.emulator
+    athena(
+        emulator,
+        "create table ext_src with (format='json', partitioned_by=array['dt'], "
+        "external_location='s3://dbt-data/partitions/ext/') as "
+        "select * from (values (1, '2024-01-01'), (2, '2024-01-02')) as t (id, dt)",
+    )
+    athena(emulator, "drop table ext_src")  # the files stay: a second table over them
+    made = athena(
+        emulator,
+        "create external table ext (id int) partitioned by (dt string) "
+        "row format serde 'org.openx.data.jsonserde.JsonSerDe' "
+        "location 's3://dbt-data/partitions/ext/'",
+    )
+    assert made["state"] == "SUCCEEDED", made["reason"]
+    assert athena(emulator, "select count(*) from ext")["rows"][1:] == [["0"]]
+    assert athena(emulator, "msck repair table ext")["state"] == "SUCCEEDED"
+    assert athena(emulator, "select id, dt from ext order by id")["rows"][1:] == [
+        ["1", "2024-01-01"],
+        ["2", "2024-01-02"],
+    ]

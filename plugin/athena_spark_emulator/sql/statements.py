@@ -447,6 +447,12 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
     props = syntax.properties(tree)
     if str(props.get("table_type", "hive")).lower() == "iceberg":
         raise Untranslatable("create table (columns) for Iceberg tables", statement.text)
+    if not props.get("is_external"):
+        raise QueryFailed(
+            "NOT_SUPPORTED: Only external table creation is supported. (CREATE TABLE without "
+            "EXTERNAL makes a Hive table only as CREATE EXTERNAL TABLE; an Iceberg table needs "
+            "TBLPROPERTIES ('table_type'='ICEBERG'))"
+        )
     if "location" not in props:
         raise Untranslatable("create table without location", statement.text)
     location = str(props["location"])
@@ -459,6 +465,8 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
             "quoteChar": str(props.get("serde.quotechar", '"')),
             "escapeChar": str(props.get("serde.escapechar", "\\")),
         }
+    elif serde.endswith("JsonSerDe"):  # org.openx.data.jsonserde / hive.hcatalog.data
+        fmt, extra = "json", {"serde": serde}
     elif serde:
         raise Untranslatable(f"row format serde '{serde}'", statement.text)
     else:
@@ -471,14 +479,40 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
     )
     engine.catalog.sync_from_s3(location, ref.account)
     engine.catalog.put_table(
-        ref, syntax.column_defs(tree), location, fmt, parameters=params, serde=extra
+        ref,
+        syntax.column_defs(tree),
+        location,
+        fmt,
+        _partition_key_defs(tree),
+        parameters=params,
+        serde=extra,
     )
     return Outcome()
+
+
+def _partition_key_defs(tree: exp.Expression) -> List[Tuple[str, str]]:
+    """``partitioned by (k type, ...)`` of a CREATE EXTERNAL TABLE: Glue's PartitionKeys
+    (the table then has no partition until ``msck repair table`` or ``add partition``)."""
+    props = tree.args.get("properties")
+    for prop in props.expressions if props else []:
+        if isinstance(prop, exp.PartitionedByProperty) and isinstance(prop.this, exp.Schema):
+            return [
+                (c.name, syntax.hive_type(c.args["kind"].sql("hive") if c.args.get("kind") else "string"))
+                for c in prop.this.expressions
+            ]
+    return []
 
 
 @handles("INSERT")
 def insert_into(engine: Engine, statement: Statement) -> Outcome:
     tree = statement.tree
+    if tree.args.get("overwrite"):  # Hive's syntax; Athena (Trino) has INSERT INTO only
+        raise QueryFailed(
+            "SYNTAX_ERROR: mismatched input 'overwrite'. Expecting: 'INTO' (Athena has no "
+            "INSERT OVERWRITE: delete the partitions' files and Glue entries, then INSERT INTO, "
+            "as dbt-athena's insert_overwrite does). Statement: "
+            + syntax.excerpt(statement.text)
+        )
     target_node = tree.this
     listed = (
         [c.name for c in target_node.expressions] if isinstance(target_node, exp.Schema) else None
