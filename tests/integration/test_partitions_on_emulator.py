@@ -315,3 +315,22 @@ def test_an_external_table_partitioned_by_columns_reads_its_repaired_partitions(
         ["1", "2024-01-01"],
         ["2", "2024-01-02"],
     ]
+
+
+def test_drop_schema_and_rename_refuse_what_athena_refuses(project: Project) -> None:
+    emulator = project.emulator
+    missing = athena(emulator, "drop schema no_such_schema")
+    assert missing["state"] == "FAILED" and "SCHEMA_NOT_FOUND" in missing["reason"], missing
+    athena(emulator, "create schema keep_me")
+    athena(
+        emulator,
+        "create table keep_me.t with (external_location='s3://dbt-data/keep_me/t/') "
+        "as select 1 as v",
+    )
+    full = athena(emulator, "drop schema keep_me")
+    assert full["state"] == "FAILED" and "SCHEMA_NOT_EMPTY" in full["reason"], full
+    assert emulator.catalog.table_exists(TableRef(LOCAL_ACCOUNT, "keep_me", "t"))
+    renamed = athena(emulator, "alter table keep_me.t rename to keep_me.t2")
+    assert renamed["state"] == "FAILED", renamed
+    assert "RENAME TO is not supported for Hive tables" in renamed["reason"]
+    assert athena(emulator, "drop schema keep_me cascade")["state"] == "SUCCEEDED"

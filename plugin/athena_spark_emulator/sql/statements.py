@@ -661,9 +661,22 @@ def create_schema(engine: Engine, statement: Statement) -> Outcome:
 
 @handles("DROP SCHEMA", spark=False)
 def drop_schema(engine: Engine, statement: Statement) -> Outcome:
-    for node in statement.tree.args.get("tables") or [statement.tree.this]:
+    """``drop schema [if exists] s [cascade]``: a missing schema fails without IF EXISTS and
+    a schema holding tables fails without CASCADE, as on Athena."""
+    tree = statement.tree
+    for node in tree.args.get("tables") or [tree.this]:
         catalog_name, name = _schema_name(node)
         account = engine.account_of(catalog_name or statement.catalog)
+        database = glue_backend(account).databases.get(glue_name(name))
+        if database is None:
+            if tree.args.get("exists"):
+                continue
+            raise QueryFailed(f"SCHEMA_NOT_FOUND: Schema '{glue_name(name)}' does not exist")
+        if database.tables and not tree.args.get("cascade"):
+            raise QueryFailed(
+                f"SCHEMA_NOT_EMPTY: Schema '{glue_name(name)}' is not empty ({len(database.tables)} "
+                "tables): drop them first, or add CASCADE"
+            )
         glue_backend(account).databases.pop(glue_name(name), None)
     return Outcome()
 
@@ -683,7 +696,13 @@ def drop_table(engine: Engine, statement: Statement) -> Outcome:
 @handles("ALTER TABLE RENAME", spark=False)
 def rename_table(engine: Engine, statement: Statement) -> Outcome:
     tree = statement.tree
-    source, _ = engine.existing(tree.this, statement, "glue:UpdateTable")
+    source, entry = engine.existing(tree.this, statement, "glue:UpdateTable")
+    if not is_iceberg(entry) and str(entry.get("TableType", "")).upper() != "VIRTUAL_VIEW":
+        raise QueryFailed(
+            f"NOT_SUPPORTED: ALTER TABLE RENAME TO is not supported for Hive tables "
+            f"({source.database}.{source.table}; Athena renames Iceberg tables only): create "
+            "the new table with CTAS and drop the old one"
+        )
     target_node = tree.args["actions"][0].this
     target = engine.table_ref(target_node, statement, "glue:CreateTable")
     engine.catalog.rename_table(source, target)
