@@ -64,6 +64,9 @@ ONE_LEG_SUITES: Dict[str, str] = {
     "tests/functional/test_dbt_run.py::TestOneLookupPerRun::test_calls[1]": "min",
     # mid
     "tests/integration/test_guards.py": "mid",
+    # Athena statements (partitions, schema changes): the emulator's, whatever the dbt
+    "tests/integration/test_partitions_on_emulator.py": "mid",
+    "tests/integration/test_schema_changes_on_emulator.py": "mid",
     "tests/bench/": "mid",
     "tests/emulator/": "mid",
     "tests/conformance/": "mid",  # Trino's documented examples on the emulator's Athena SQL

@@ -64,7 +64,7 @@ def glue_partitions(emulator: Emulator, table: str, expression: Optional[str] = 
         params["Expression"] = expression
     pages = glue.get_paginator("get_partitions").paginate(**params)
     return sorted(
-        ((p["Values"], p["StorageDescriptor"]["Location"]) for page in pages for p in page["Partitions"])
+        (p["Values"], p["StorageDescriptor"]["Location"]) for page in pages for p in page["Partitions"]
     )
 
 
@@ -149,34 +149,34 @@ def test_partition_statements(project: Project) -> None:
     emulator = project.emulator
     created = athena(
         emulator,
-        "create table events with (format='parquet', partitioned_by=array['dt'], "
-        "external_location='s3://dbt-data/partitions/events/') as "
+        "create table part_events with (format='parquet', partitioned_by=array['dt'], "
+        "external_location='s3://dbt-data/partitions/part_events/') as "
         "select * from (values (1, 'a'), (2, 'b')) as t (id, dt)",
     )
     assert created["state"] == "SUCCEEDED", created["reason"]
-    assert athena(emulator, "show partitions events")["rows"] == [["dt=a"], ["dt=b"]]
+    assert athena(emulator, "show partitions part_events")["rows"] == [["dt=a"], ["dt=b"]]
     # drop partition: Glue forgets it, the rows are no longer read (the files stay)
-    dropped = athena(emulator, "alter table events drop partition (dt='b')")
+    dropped = athena(emulator, "alter table part_events drop partition (dt='b')")
     assert dropped["state"] == "SUCCEEDED", dropped["reason"]
-    assert athena(emulator, "select id from events")["rows"][1:] == [["1"]]
+    assert athena(emulator, "select id from part_events")["rows"][1:] == [["1"]]
     # msck repair finds the folder again
-    assert athena(emulator, "msck repair table events")["state"] == "SUCCEEDED"
-    assert athena(emulator, "select id from events order by id")["rows"][1:] == [["1"], ["2"]]
+    assert athena(emulator, "msck repair table part_events")["state"] == "SUCCEEDED"
+    assert athena(emulator, "select id from part_events order by id")["rows"][1:] == [["1"], ["2"]]
     # add partition at a location of its own
-    athena(emulator, "alter table events drop partition (dt='b')")
+    athena(emulator, "alter table part_events drop partition (dt='b')")
     added = athena(
         emulator,
-        "alter table events add if not exists partition (dt='z') "
-        "location 's3://dbt-data/partitions/events/dt=b/'",
+        "alter table part_events add if not exists partition (dt='z') "
+        "location 's3://dbt-data/partitions/part_events/dt=b/'",
     )
     assert added["state"] == "SUCCEEDED", added["reason"]
-    assert athena(emulator, "select id, dt from events order by id")["rows"][1:] == [
+    assert athena(emulator, "select id, dt from part_events order by id")["rows"][1:] == [
         ["1", "a"],
         ["2", "z"],
     ]
-    again = athena(emulator, "alter table events add partition (dt='z')")
+    again = athena(emulator, "alter table part_events add partition (dt='z')")
     assert again["state"] == "FAILED" and "ALREADY_EXISTS" in again["reason"], again
-    missing = athena(emulator, "alter table events drop partition (dt='nope')")
+    missing = athena(emulator, "alter table part_events drop partition (dt='nope')")
     assert missing["state"] == "FAILED" and "PARTITION_NOT_FOUND" in missing["reason"], missing
 
 

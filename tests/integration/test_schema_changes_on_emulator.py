@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime
 import shutil
-from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
@@ -157,3 +156,32 @@ def test_statements_athena_refuses_per_format(runs: Dict[str, Any]) -> None:
     assert narrowing["state"] == "FAILED" and "name" in narrowing["reason"], narrowing
     assert columns(emulator, "iceberg_ignore") == ["id", "name"]
     assert columns(emulator, "hive_ignore") == ["id", "name"]
+
+
+def test_an_iceberg_column_type_change_as_dbt_athena_sends_it(runs: Dict[str, Any]) -> None:
+    """dbt-athena's alter_column_type (sync_all_columns with a new type, Iceberg): add a
+    temporary column, update it from the old one, drop the old one, rename the new one."""
+    emulator = runs["emulator"]
+    steps = [
+        "create table retyped with (table_type='iceberg', is_external=false, "
+        "location='s3://dbt-data/schema_changes/retyped/') as "
+        "select * from (values (1, 10), (2, 20)) as t (id, v)",
+        "alter table retyped add columns (v__dbt_alter bigint)",
+        "update retyped set v__dbt_alter = cast(v as bigint)",
+        "alter table retyped drop column v",
+        "alter table retyped change column v__dbt_alter v bigint",
+    ]
+    for sql in steps:
+        done = athena(emulator, sql, database=SCHEMA)
+        assert done["state"] == "SUCCEEDED", (sql, done["reason"])
+    assert columns(emulator, "retyped") == ["id", "v"]
+    assert rows(SCHEMA, "retyped", order_by="id") == [{"id": 1, "v": 10}, {"id": 2, "v": 20}]
+    from athena_spark_emulator import LOCAL_ACCOUNT, iceberg
+
+    table = iceberg.load_table(
+        emulator.endpoint_url, LOCAL_ACCOUNT, SCHEMA, "retyped", as_account=LOCAL_ACCOUNT
+    )
+    assert [(f.name, str(f.field_type)) for f in table.schema().fields] == [
+        ("id", "int"),
+        ("v", "long"),
+    ]

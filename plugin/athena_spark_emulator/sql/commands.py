@@ -68,8 +68,8 @@ class _Reader:
             parts.append(self.identifier())
         if len(parts) > 3:
             raise self.error("a table name has at most three parts")
-        parts = [None] * (3 - len(parts)) + parts  # type: ignore[list-item]
-        return Name(parts[0], parts[1], str(parts[2]))
+        padded: List[Optional[str]] = [None] * (3 - len(parts)) + list(parts)
+        return Name(padded[0], padded[1], str(padded[2]))
 
     def identifier(self) -> str:
         token = self.peek()
@@ -125,44 +125,68 @@ def text_of(tree: exp.Expression) -> Tuple[str, str]:
     return " ".join(str(tree.this).lower().split()), str(body).strip()
 
 
+def _show(reader: _Reader) -> Command:
+    if reader.take("partitions"):
+        return Command("SHOW PARTITIONS", reader.name())
+    if not reader.take("columns"):
+        words = " ".join(t.text for t in reader.tokens[:1]).upper()
+        raise Untranslatable(f"'SHOW {words}' statements", reader.statement)
+    if not (reader.take("from") or reader.take("in")):
+        raise reader.error("FROM or IN expected")
+    name = reader.name()
+    if reader.take("from") or reader.take("in"):
+        if name.database:
+            raise reader.error("a database given twice")
+        name = Name(name.catalog, reader.identifier(), name.table)
+    return Command("SHOW COLUMNS", name)
+
+
+def _alter(reader: _Reader) -> Command:
+    reader.expect("table")
+    name = reader.name()
+    if not reader.take("add"):
+        raise Untranslatable(
+            f"'ALTER TABLE {reader.remainder().upper()[:40]}' statements", reader.statement
+        )
+    found = Command("ADD PARTITION", name, if_not_exists=reader.take("if", "not", "exists"))
+    while reader.take("partition"):
+        spec = reader.partition_spec()
+        location = reader.string() if reader.take("location") else None
+        found.partitions.append((spec, location))
+    if not found.partitions:
+        raise reader.error("PARTITION expected")
+    return found
+
+
+def _optimize(reader: _Reader) -> Command:
+    found = Command("OPTIMIZE", reader.name(), rest=reader.remainder())
+    reader.at = len(reader.tokens)
+    return found
+
+
+def _msck(reader: _Reader) -> Command:
+    reader.expect("table")
+    return Command("MSCK REPAIR TABLE", reader.name())
+
+
+_PARSERS = {
+    "show": _show,
+    "alter": _alter,
+    "msck repair": _msck,
+    "optimize": _optimize,
+    "vacuum": lambda reader: Command("VACUUM", reader.name()),
+}
+
+
 def parse(tree: exp.Expression, statement: str) -> Command:
     """The :class:`Command` of a parsed ``Command`` tree."""
     head, body = text_of(tree)
-    reader = _Reader(body, statement)
-    if head == "show" and reader.take("partitions"):
-        found = Command("SHOW PARTITIONS", reader.name())
-    elif head == "show" and reader.take("columns"):
-        if not (reader.take("from") or reader.take("in")):
-            raise reader.error("FROM or IN expected")
-        name = reader.name()
-        if reader.take("from") or reader.take("in"):
-            if name.database:
-                raise reader.error("a database given twice")
-            name = Name(name.catalog, reader.identifier(), name.table)
-        found = Command("SHOW COLUMNS", name)
-    elif head == "msck repair" and reader.take("table"):
-        found = Command("MSCK REPAIR TABLE", reader.name())
-    elif head == "alter" and reader.take("table"):
-        name = reader.name()
-        if reader.take("add"):
-            found = Command("ADD PARTITION", name, if_not_exists=reader.take("if", "not", "exists"))
-            while reader.take("partition"):
-                spec = reader.partition_spec()
-                location = reader.string() if reader.take("location") else None
-                found.partitions.append((spec, location))
-            if not found.partitions:
-                raise reader.error("PARTITION expected")
-        else:
-            raise Untranslatable(f"'ALTER TABLE {reader.remainder().upper()[:40]}' statements", statement)
-    elif head == "optimize":
-        name = reader.name()
-        found = Command("OPTIMIZE", name, rest=reader.remainder())
-        reader.at = len(reader.tokens)
-    elif head == "vacuum":
-        found = Command("VACUUM", reader.name())
-    else:
+    parser = _PARSERS.get(head)
+    if parser is None:
         words = f"{head} {body}".split()[:2]
         raise Untranslatable(f"'{' '.join(words).upper()}' statements", statement)
+    reader = _Reader(body, statement)
+    found = parser(reader)
     if not reader.done():
         raise reader.error("end of statement expected")
     return found

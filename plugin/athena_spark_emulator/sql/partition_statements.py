@@ -93,7 +93,7 @@ def add_partition(engine: Engine, statement: Statement, command: commands.Comman
             )
         root = entry["StorageDescriptor"]["Location"]
         wanted.append((values, location or hive_partitions.partition_location(root, keys, values)))
-    for values, location in wanted:
+    for _, location in wanted:
         engine.catalog.sync_from_s3(location, ref.account)
     hive_partitions.register(
         engine.catalog, ref, [v for v, _ in wanted], [loc.rstrip("/") for _, loc in wanted]

@@ -69,6 +69,8 @@ def add_columns(engine: Engine, statement: Statement) -> Outcome:
     new = [_column(c) for c in (action.expressions if isinstance(action, exp.Schema) else [action])]
     columns, keys = _split(entry)
     taken = {n.lower() for n, _ in columns + keys}
+    if is_iceberg(entry):  # Glue keeps dropped columns (iceberg.field.current=false)
+        taken = {f.name.lower() for f in _iceberg_table(engine, ref).schema().fields}
     for name, _ in new:
         if name.lower() in taken:
             raise _name_taken(ref, name)
@@ -148,6 +150,8 @@ def change_column(engine: Engine, statement: Statement) -> Outcome:
     kind = syntax.hive_type(dtype.sql("hive"))
     ref, entry = engine.existing(tree.this, statement, "glue:UpdateTable")
     columns, keys = _split(entry)
+    if is_iceberg(entry):  # its current schema (Glue keeps dropped columns too)
+        columns = [(f.name, "") for f in _iceberg_table(engine, ref).schema().fields]
     names = [n.lower() for n, _ in columns]
     if old.lower() not in names:
         where = "a partition key" if old.lower() in {k.lower() for k, _ in keys} else "no column"

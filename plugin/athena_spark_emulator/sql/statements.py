@@ -580,6 +580,48 @@ def delete_from(engine: Engine, statement: Statement) -> Outcome:
     return Outcome("DML", update_count=before - kept.count())
 
 
+@handles("UPDATE")
+def update(engine: Engine, statement: Statement) -> Outcome:
+    """``update <iceberg table> set col = expr, ... [where ...]`` (dbt-athena's change of an
+    Iceberg column's type copies the column with it): the table rewritten with the rows
+    the condition holds for changed."""
+    tree = statement.tree
+    ref = _target(engine, statement, tree.this, "glue:UpdateTable")
+    entry = engine.glue_entry(ref, f"{ref.database}.{ref.table}")
+    if not is_iceberg(entry):
+        raise QueryFailed(
+            "NOT_SUPPORTED: Modifying Hive table rows is not supported (UPDATE runs on Iceberg "
+            "tables only)"
+        )
+    columns = [n for n, _ in columns_of(entry)]
+    sets: Dict[str, exp.Expression] = {}
+    for assignment in tree.expressions:
+        name = assignment.this.name.lower()
+        if name not in {c.lower() for c in columns}:
+            raise QueryFailed(f"COLUMN_NOT_FOUND: Column '{name}' cannot be resolved")
+        sets[name] = assignment.expression
+    where = tree.args.get("where")
+    picked: List[Any] = []
+    for column in columns:
+        current = exp.column(column, quoted=True)
+        value = sets.get(column.lower())
+        if value is None:
+            picked.append(current)
+            continue
+        new = value.copy()
+        if where is not None:
+            new = exp.Case().when(where.this.copy(), new).else_(current)
+        picked.append(exp.alias_(new, column, quoted=True))
+    rewritten = exp.select(*picked).from_(tree.this.copy())
+    changed = exp.select(exp.func("count", exp.Star())).from_(tree.this.copy())
+    if where is not None:
+        changed = changed.where(where.this.copy())
+    count = int(engine.frame(changed, statement).collect()[0][0])
+    frame = engine.frame(rewritten, statement).localCheckpoint()
+    engine.append_iceberg(frame, ref, overwrite=True)
+    return Outcome("DML", update_count=count)
+
+
 @handles("MERGE")
 def merge_into(engine: Engine, statement: Statement) -> Outcome:
     """``merge into <iceberg table> as t using <table or query> as s on ... when matched
