@@ -334,3 +334,20 @@ def test_drop_schema_and_rename_refuse_what_athena_refuses(project: Project) -> 
     assert renamed["state"] == "FAILED", renamed
     assert "RENAME TO is not supported for Hive tables" in renamed["reason"]
     assert athena(emulator, "drop schema keep_me cascade")["state"] == "SUCCEEDED"
+
+
+def test_a_delimited_text_table_reads_with_its_field_delimiter(project: Project) -> None:
+    """``row format delimited fields terminated by ','``: the delimiter was dropped and the
+    rows read with Hive's default (\\x01): one column holding the whole line, one NULL."""
+    emulator = project.emulator
+    emulator.catalog.put_object("s3://dbt-data/partitions/delimited/part-0.txt", b"1,a\n2,b\n")
+    made = athena(
+        emulator,
+        "create external table delimited (id int, name string) row format delimited "
+        "fields terminated by ',' location 's3://dbt-data/partitions/delimited/'",
+    )
+    assert made["state"] == "SUCCEEDED", made["reason"]
+    assert athena(emulator, "select id, name from delimited order by id")["rows"][1:] == [
+        ["1", "a"],
+        ["2", "b"],
+    ]

@@ -471,7 +471,7 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
         raise Untranslatable(f"row format serde '{serde}'", statement.text)
     else:
         fmt = _hive_format({"format": props.get("format") or "textfile"}, statement)
-        extra = {}
+        extra = _delimited(tree, statement)
     params = (
         {"skip.header.line.count": str(props["skip.header.line.count"])}
         if ("skip.header.line.count" in props)
@@ -488,6 +488,24 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
         serde=extra,
     )
     return Outcome()
+
+
+def _delimited(tree: exp.Expression, statement: Statement) -> Dict[str, str]:
+    """``row format delimited fields terminated by 'x'``: LazySimpleSerDe with that field
+    delimiter (the other delimited clauses, but lines terminated by a newline, are refused
+    rather than read wrongly)."""
+    found = tree.find(exp.RowFormatDelimitedProperty)
+    if found is None:
+        return {}
+    others = {k for k, v in found.args.items() if v is not None and k != "fields"}
+    lines = found.args.get("lines")
+    if lines is not None and str(lines.this) == "\n":
+        others.discard("lines")
+    if others:
+        raise Untranslatable(f"row format delimited ... {', '.join(sorted(others))}", statement.text)
+    fields = found.args.get("fields")
+    serde = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+    return {"serde": serde, "field.delim": str(fields.this)} if fields is not None else {}
 
 
 def _partition_key_defs(tree: exp.Expression) -> List[Tuple[str, str]]:
