@@ -338,7 +338,7 @@ def test_drop_schema_and_rename_refuse_what_athena_refuses(project: Project) -> 
 
 def test_a_delimited_text_table_reads_with_its_field_delimiter(project: Project) -> None:
     """``row format delimited fields terminated by ','``: the delimiter was dropped and the
-    rows read with Hive's default (\\x01): one column holding the whole line, one NULL."""
+    rows read with Hive's default (\\x01): every value NULL on main."""
     emulator = project.emulator
     emulator.catalog.put_object("s3://dbt-data/partitions/delimited/part-0.txt", b"1,a\n2,b\n")
     made = athena(
