@@ -37,8 +37,9 @@ import project as P
 from sqlglot import exp
 
 from athena_spark_emulator.cli import child_env, start_emulator
-from athena_spark_emulator.sql import TIME_PARSER, translate
 from athena_spark_emulator.sql import syntax as athena_sql
+from athena_spark_emulator.sql import translate as sql_translate
+from athena_spark_emulator.sql.execution import sql_session
 from athena_spark_emulator.sql.statements import Engine, Statement
 
 TARGETS = {"replay_ratio": 1.5, "translation_median_ms": 2.0}
@@ -129,10 +130,10 @@ def direct(emulator: Any, statement: Executed) -> Tuple[float, float]:
     """(ms of spark.sql(translated).collect() alone, ms including making the temporary views
     over the files it reads) on the emulator's Spark session."""
 
-    def on_spark(spark: Any) -> Tuple[float, float]:
+    def on_spark(parent: Any) -> Tuple[float, float]:
         tree = athena_sql.parse(statement.text)
+        spark = sql_session(parent)  # the session the emulator runs SQL statements in
         engine = Engine(emulator.catalog, spark)
-        spark.conf.set(TIME_PARSER, "CORRECTED")  # as the emulator runs SQL statements
         try:
             start = time.perf_counter()
             views = {
@@ -140,13 +141,12 @@ def direct(emulator: Any, statement: Executed) -> Tuple[float, float]:
                                                              statement.database))
                 for table in athena_sql.tables_read(tree)
             }  # fmt: skip
-            spark_sql = translate.to_spark(tree, views)
+            spark_sql = sql_translate.to_spark(tree, views, engine._schemas)
             ready = time.perf_counter()
             spark.sql(spark_sql).collect()
             end = time.perf_counter()
         finally:
             engine.close()
-            spark.conf.unset(TIME_PARSER)
         return (end - ready) * 1000, (end - start) * 1000
 
     with emulator.backend.bound():  # the executor works for the emulator bound to the thread
@@ -163,7 +163,7 @@ def translation_ms(texts: List[str], clock: Callable[[], float], repeats: int = 
         athena_sql.statement_kind(tree)
         query = tree if isinstance(tree, exp.Query) else tree.args.get("expression")
         if isinstance(query, exp.Query):  # a select, or a CTAS / insert / view's query
-            translate.to_spark(query, {})
+            sql_translate.to_spark(query, {})
 
     translate(texts[0])  # sqlglot's first call builds its tables
     return [median_ms(lambda t=text: translate(t), repeats, clock) for text in texts]

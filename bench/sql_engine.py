@@ -25,7 +25,7 @@ STATEMENTS = [
     "select count(*) as failures, count(*) != 0 as should_warn, count(*) != 0 as should_error "
     "from (select * from t where id is null) dbt_internal_test",
     "select country, count(*) as n, sum(amount) as total from t group by country",
-    "select id, cast(amount as varchar) as a, from_iso8601_timestamp('2020-01-01T00:00:00Z') ts "
+    "select id, cast(amount as varchar) as a, date_parse('2020-01-01', '%Y-%m-%d') ts "
     "from t where amount > 10 order by id limit 100",
 ]
 CTAS = (

@@ -5,7 +5,7 @@ run through the emulator's Athena API and classified against the documented resu
 An example (one YAML mapping):
 
 - ``doc``: the documentation file it comes from: Trino's (``docs/src/main/sphinx/...md`` in
-  trinodb/trino), or the Athena user guide's (``doc_source/...md``, with ``doc_repo:
+  trinodb/trino, or the ``.rst`` page that preceded it, named with ``doc_commit``), or the Athena user guide's (``doc_source/...md``, with ``doc_repo:
   awsdocs/amazon-athena-user-guide``); ``doc_commit`` optionally names the version of that
   file, when the example is only in an earlier one.
 - ``sql``: one statement, Trino's example as written (made a full SELECT when the doc shows

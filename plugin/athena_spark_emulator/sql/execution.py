@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, Optional
 from athena_spark_emulator.backend import EmulatorBackend, current
 from athena_spark_emulator.sql import statements as sql_statements
 from athena_spark_emulator.sql import syntax
+from athena_spark_emulator.sql.functions import Fails
 from athena_spark_emulator.sql.statements import Engine, Outcome, Statement
 
 NEEDS_SPARK = (
@@ -115,13 +116,15 @@ ATHENA_ERRORS = {
 
 
 def _reason(exc: Exception) -> str:
-    if isinstance(exc, (syntax.Untranslatable, sql_statements.QueryFailed)):
+    if isinstance(exc, (syntax.Untranslatable, sql_statements.QueryFailed, Fails)):
         return str(exc)
     text = str(exc).strip().splitlines()
     first = text[0] if text else type(exc).__name__
     match = re.search(r"\[([A-Z_]+)[\].]", first)
     cast = re.search(r'The value (.*) of the type "[A-Z]+" cannot be cast to "(\w+)"', first)
-    if cast:  # Athena's wording
+    if cast and cast.group(2) in ("TIMESTAMP", "DATE"):  # Athena's wording
+        return f"INVALID_CAST_ARGUMENT: Value cannot be cast to {cast.group(2).lower()}: {cast.group(1)}"
+    if cast:
         return f"INVALID_CAST_ARGUMENT: Cannot cast {cast.group(1)} to {cast.group(2)}"
     if match and match.group(1) in ATHENA_ERRORS:
         return f"{ATHENA_ERRORS[match.group(1)]}: {first}"

@@ -50,6 +50,11 @@ class Refused(Exception):
         super().__init__(construct)
 
 
+class Fails(Exception):
+    """A statement Athena fails for its own reason (the text Athena gives): the query
+    ends FAILED with it, as on Athena, not NOT_SUPPORTED."""
+
+
 @dataclass(frozen=True)
 class Entry:
     name: str  # Athena's name for it, as its documentation lists it
@@ -100,11 +105,7 @@ for _cls in (
     exp.Table,
     exp.TableAlias,
     exp.Subquery,
-    exp.With,
     exp.CTE,
-    exp.Union,
-    exp.Intersect,
-    exp.Except,
     exp.Values,
     exp.Where,
     exp.Group,
@@ -115,9 +116,7 @@ for _cls in (
     exp.Offset,
     exp.Distinct,
     exp.Column,
-    exp.Identifier,
     exp.Star,
-    exp.Alias,
     exp.Literal,
     exp.Null,
     exp.Boolean,
@@ -126,15 +125,86 @@ for _cls in (
     exp.WindowSpec,
     exp.Var,
     exp.Exists,
-    exp.Lambda,
     exp.DataTypeParam,
-    exp.Dot,
-    exp.Cube,
-    exp.Rollup,
-    exp.GroupingSets,
     exp.Interval,
 ):
     same(_cls, _cls.__name__.lower())
+
+
+def _with_check(node: exp.Expression) -> Optional[str]:
+    return "WITH RECURSIVE" if node.args.get("recursive") else None
+
+
+same(exp.With, "with", _with_check)
+
+
+def _set_operation_check(node: exp.Expression) -> Optional[str]:
+    for flag in ("by_name", "corresponding", "on", "side", "kind"):
+        if node.args.get(flag):
+            return f"{type(node).__name__.upper()} {str(flag).upper()}"
+    return None
+
+
+for _cls in (exp.Union, exp.Intersect, exp.Except):
+    same(_cls, _cls.__name__.lower(), _set_operation_check)
+
+
+def _identifier_check(node: exp.Expression) -> Optional[str]:
+    if node.args.get("quoted") and not node.this:
+        raise Fails("SYNTAX_ERROR: Zero-length delimited identifier not allowed")
+    return None
+
+
+same(exp.Identifier, "identifier", _identifier_check)
+
+
+def _alias_check(node: exp.Expression) -> Optional[str]:
+    """``0o40``, ``0b1001``: sqlglot reads them as ``0 AS o40``; the alias starts right
+    where the number ends."""
+    value, alias = node.this, node.args.get("alias")
+    if isinstance(value, exp.Literal) and not value.is_string and alias is not None:
+        end, start = value.meta.get("end") if value._meta else None, None
+        if alias._meta:
+            start = alias.meta.get("start")
+        if end is not None and start is not None and start == end + 1:
+            return f"the number literal {value.this}{alias.name}"
+    return None
+
+
+same(exp.Alias, "alias", _alias_check)
+
+
+def _dot_check(node: exp.Expression) -> Optional[str]:
+    if isinstance(node.expression, exp.Star):
+        return f"{node.sql('athena')} (the fields of a row as columns)"
+    return None
+
+
+same(exp.Dot, "row field", _dot_check)
+
+
+def _coalesce_check(node: exp.Expression) -> Optional[str]:
+    for arg in (node.this, *node.expressions):
+        if isinstance(arg, (exp.Struct, exp.Tuple)) or (
+            isinstance(arg, exp.Cast) and arg.to.this == exp.DataType.Type.STRUCT
+        ):
+            return f"coalesce of rows ({node.sql('athena')})"
+    return None
+
+
+def _lambda_check(node: exp.Expression) -> Optional[str]:
+    """Athena fails a lambda whose body has a subquery or an aggregate (Spark runs it)."""
+    body = node.this
+    if body.find(exp.Select, exp.Subquery):
+        raise Fails("Lambda expression cannot contain subqueries")
+    if body.find(exp.AggFunc, exp.Window):
+        raise Fails(
+            "Lambda expression cannot contain aggregations, window functions or grouping operations"
+        )
+    return None
+
+
+same(exp.Lambda, "lambda", _lambda_check)
 
 
 def _tuple_check(node: exp.Expression) -> Optional[str]:
@@ -205,10 +275,16 @@ for _cls, _name in (
     (exp.Mul, "*"),
     (exp.Mod, "%"),
     (exp.Case, "case"),
-    (exp.If, "if"),
-    (exp.Coalesce, "coalesce"),
 ):
     same(_cls, _name)
+same(exp.Coalesce, "coalesce", _coalesce_check)
+
+
+@rewrites(exp.If, "if")
+def if_(node: exp.Expression) -> exp.Expression:
+    if node.args.get("false") is None:
+        node.set("false", exp.Null())
+    return node
 
 
 @rewrites(exp.Div, "/")
@@ -250,6 +326,13 @@ def concat_operator(node: exp.Expression) -> exp.Expression:
     left, right = type_of(node.this), type_of(node.expression)
     arrays = [k is not None and k.this == exp.DataType.Type.ARRAY for k in (left, right)]
     if arrays[0] and arrays[1]:
+        assert left is not None and right is not None
+        inner_left = left.expressions[0] if left.expressions else None
+        inner_right = right.expressions[0] if right.expressions else None
+        if inner_right is not None and inner_right == left:  # element || array of them
+            return spark("concat(array(_0), _1)", node.this, node.expression)
+        if inner_left is not None and inner_left == right:
+            return spark("concat(_0, array(_1))", node.this, node.expression)
         return spark("concat(_0, _1)", node.this, node.expression)
     if arrays[0]:
         return spark("concat(_0, array(_1))", node.this, node.expression)
@@ -307,6 +390,24 @@ same(exp.DataType, "type", _type_check)
 _DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+)(?:\.(\d*))?\s*$")
 
 
+def _sized_text(
+    node: Any, value: exp.Expression, source: Any, target: exp.DataType, safe: bool
+) -> exp.Expression:
+    """varchar(n) keeps n characters; char(n) is padded with spaces to n."""
+    size = int(target.expressions[0].this.this)
+    text = exp.Cast(this=value, to=exp.DataType.build("string"))
+    if safe:
+        text = exp.TryCast(this=value, to=exp.DataType.build("string"), safe=True)
+    if target.this == T.CHAR:
+        out = spark(f"rpad(_0, {size}, ' ')", text)
+    else:
+        if not _is_text(source) and not (isinstance(value, exp.Literal) and value.is_string):
+            raise Refused(f"{node.sql('athena')} (a varchar(n) cast of a non-text value)")
+        out = spark(f"substring(_0, 1, {size})", text)
+    out.type = target
+    return out
+
+
 def _named_fields(row: exp.DataType) -> exp.DataType:
     """``row(integer, integer)``: Spark needs field names; Athena's are field0, field1."""
     fields = []
@@ -340,8 +441,8 @@ def _rounded_timestamp(
     if (isinstance(value, exp.Literal) and value.is_string) or precision >= 6:
         return None
     source_digits = 6
-    if is_timestamp(source) and source is not None and source.expressions:
-        source_digits = int(source.expressions[0].this.this)
+    if is_timestamp(source) and source is not None:  # Athena's timestamp is timestamp(3)
+        source_digits = int(source.expressions[0].this.this) if source.expressions else 3
     elif is_date(source):
         source_digits = 0
     elif source is not None and not is_timestamp(source):
@@ -357,33 +458,59 @@ def _rounded_timestamp(
     return out
 
 
+def _text_cast(
+    node: Any, value: exp.Expression, source: Any, target: exp.DataType, safe: bool
+) -> Optional[exp.Expression]:
+    """A cast to varchar/char where Spark's text differs from Athena's (None: it does not)."""
+    if is_timestamp(source):  # Athena writes the type's fractional digits, 3 at least
+        digits = 3
+        if source is not None and source.expressions:
+            digits = max(3, int(source.expressions[0].this.this))
+        fmt = "yyyy-MM-dd HH:mm:ss." + "S" * digits
+        return spark(f"date_format(_0, '{fmt}')", value)
+    if is_double(source):
+        raise Refused(f"cast of a double to varchar ({node.sql('athena')})")
+    if target.expressions:
+        return _sized_text(node, value, source, target, safe)
+    return None
+
+
+def _timestamp_target(
+    node: Any, value: exp.Expression, source: Any, target: exp.DataType
+) -> exp.Expression:
+    """Spark's timestamp, or the value rounded to the target's precision (a Spark form)."""
+    digits = int(target.expressions[0].this.this) if target.expressions else 3
+    literal = isinstance(value, exp.Literal) and value.is_string
+    if digits not in (3, 6) and not literal:
+        raise Refused(f"{node.sql('athena')} (timestamp(3) and timestamp(6) only)")
+    rounded = _rounded_timestamp(node, value, source, target)
+    return rounded if rounded is not None else exp.DataType.build("timestamp")
+
+
 def _cast(node: Any, safe: bool) -> exp.Expression:
     target = node.to
     value = node.this
     source = type_of(value)
     if target.this == T.DECIMAL and not target.expressions:
         target = _bare_decimal(value)
-    if target.this in (T.VARCHAR, T.CHAR, T.TEXT) and (is_timestamp(source)):
-        digits = 3
-        if source is not None and source.expressions:
-            digits = max(3, int(source.expressions[0].this.this))
-        fmt = "yyyy-MM-dd HH:mm:ss." + "S" * digits
-        return spark(f"date_format(_0, '{fmt}')", value)
-    if target.this in (T.VARCHAR, T.CHAR, T.TEXT) and is_double(source):
-        raise Refused(f"cast of a double to varchar ({node.sql('athena')})")
+    if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
+        text = _text_cast(node, value, source, target, safe)
+        if text is not None:
+            return text
+        target = exp.DataType.build("string")
     if is_integral(target) and (is_double(source) or is_decimal(source)):
         value = spark("round(_0)", value)
-    if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
-        target = exp.DataType.build("string")
     if target.this == T.STRUCT:
         target = _named_fields(target)
     if target.this == T.TIMESTAMP:
-        rounded = _rounded_timestamp(node, value, source, target)
-        if rounded is not None:
-            return rounded
-        target = exp.DataType.build("timestamp")
+        target = _timestamp_target(node, value, source, target)
+        if not isinstance(target, exp.DataType):
+            return target  # rounded
+    athena_type = node.args["to"]
+    if athena_type.this == T.DECIMAL and not athena_type.expressions:
+        athena_type = target
     out = exp.TryCast(this=value, to=target, safe=True) if safe else exp.Cast(this=value, to=target)
-    out.type = target
+    out.type = athena_type
     return out
 
 
@@ -570,12 +697,14 @@ def date_diff(node: exp.Expression) -> exp.Expression:
     unit = _unit(node)
     _temporal(node, node.this)
     _temporal(node, node.expression)
-    return call(
+    out = call(
         "timestampdiff",
         exp.var(UNITS[unit]),
         spark("CAST(_0 AS TIMESTAMP)", node.expression),
         spark("CAST(_0 AS TIMESTAMP)", node.this),
     )
+    out.type = exp.DataType.build("bigint")
+    return out
 
 
 def _trunc(node: exp.Expression, value: exp.Expression) -> exp.Expression:
@@ -604,7 +733,9 @@ def date_trunc_date(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.DayOfWeekIso, "day_of_week")
 def day_of_week(node: exp.Expression) -> exp.Expression:
-    return spark("weekday(_0) + 1", node.this)
+    out = spark("CAST(weekday(_0) + 1 AS BIGINT)", node.this)
+    out.type = exp.DataType.build("bigint")
+    return out
 
 
 for _cls, _name, _spark in (
@@ -635,6 +766,8 @@ def _quote_format_letters(node: exp.Expression) -> exp.Expression:
     fmt = node.args.get("format")
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         raise Refused(f"{node.sql('athena')} with a format that is not a literal")
+    if isinstance(node, exp.StrToTime) and "%y" in fmt.this:  # two-digit years pivot apart
+        raise Refused(f"{node.sql('athena')} (parsing a two-digit year, %y)")
     node.set("format", exp.Literal.string(_FORMAT_LITERAL.sub(r"'\1'", fmt.this)))
     return node
 
@@ -651,12 +784,16 @@ def second(node: exp.Expression) -> exp.Expression:
 @rewrites("to_milliseconds", "to_milliseconds")
 def to_milliseconds(node: exp.Expression) -> exp.Expression:
     [value] = node.expressions
-    return spark("unix_millis(TIMESTAMP '1970-01-01 00:00:00' + _0)", value)
+    out = spark("unix_millis(TIMESTAMP '1970-01-01 00:00:00' + _0)", value)
+    out.type = exp.DataType.build("bigint")
+    return out
 
 
 @rewrites(exp.TimeToUnix, "to_unixtime")
 def to_unixtime(node: exp.Expression) -> exp.Expression:
-    return spark("unix_micros(CAST(_0 AS TIMESTAMP)) / 1000000D", node.this)
+    out = spark("unix_micros(CAST(_0 AS TIMESTAMP)) / 1000000D", node.this)
+    out.type = exp.DataType.build("double")
+    return out
 
 
 # ---- numbers --------------------------------------------------------------------------------
@@ -681,11 +818,40 @@ def log(node: exp.Expression) -> exp.Expression:
 for _cls, _name in (
     (exp.Upper, "upper"),
     (exp.Lower, "lower"),
-    (exp.Length, "length"),
-    (exp.Concat, "concat"),
     (exp.Reverse, "reverse"),
 ):
     same(_cls, _name)
+
+
+def _text_args(node: exp.Expression) -> Optional[str]:
+    """Trino has no implicit cast to varchar: a number or date argument fails."""
+    for arg in (node.this, *node.expressions):
+        kind = type_of(arg) if isinstance(arg, exp.Expression) else None
+        if kind is not None and (
+            is_integral(kind)
+            or is_double(kind)
+            or is_decimal(kind)
+            or is_date(kind)
+            or is_timestamp(kind)
+        ):
+            raise Fails(
+                f"FUNCTION_NOT_FOUND: Unexpected parameters ({kind.sql('athena').lower()}) "
+                f"for function {node.sql('athena').split('(')[0].lower()}"
+            )
+    return None
+
+
+@rewrites(exp.Length, "length")
+def length(node: exp.Expression) -> exp.Expression:
+    _text_args(node)
+    return node
+
+
+@rewrites(exp.Concat, "concat")
+def concat(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) < 2:
+        raise Fails("INVALID_FUNCTION_ARGUMENT: There must be two or more concatenation arguments")
+    return node
 
 
 @rewrites(exp.Replace, "replace")
@@ -741,9 +907,21 @@ def array_join(node: exp.Expression) -> exp.Expression:
 def subscript(node: exp.Expression) -> exp.Expression:
     """``a[i]`` / ``m[k]`` fail out of range or for a missing key (ANSI mode); sqlglot has
     made an array index 0-based for Spark's ``[]``. ``element_at`` is NULL there."""
+    [index] = node.expressions
     if node.args.get("safe"):
-        [index] = node.expressions
         return call("try_element_at", node.this, index)
+    kind = type_of(node.this)
+    if kind is not None and kind.this == T.MAP:  # Athena fails on a missing key
+        return spark(
+            "CASE WHEN array_contains(map_keys(_0), _1) THEN element_at(_0, _1) "
+            "ELSE raise_error(concat('Key not present in map: ', CAST(_1 AS STRING))) END",
+            node.this,
+            index,
+        )
+    if (kind is None or kind.this != T.ARRAY) and not isinstance(node.this, exp.Array):
+        raise Refused(
+            f"the subscript {node.sql('athena')} (of a value whose type the emulator cannot tell)"
+        )
     return node
 
 
@@ -784,6 +962,11 @@ for _cls, _name in (
     (exp.Pow, "power"),
     (exp.Round, "round"),
     (exp.Pi, "pi"),
+    (exp.MD5Digest, "md5"),
+    (exp.Hex, "to_hex"),
+    (exp.LowerHex, "lower(to_hex())"),
+    (exp.Encode, "to_utf8"),
+    (exp.Rand, "random"),
     (exp.Cbrt, "cbrt"),
     (exp.Degrees, "degrees"),
     (exp.Radians, "radians"),
@@ -1113,6 +1296,46 @@ def typeof(node: exp.Expression) -> exp.Expression:
     if kind.this not in names:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
     return exp.Literal.string(names[kind.this])
+
+
+same(exp.ColumnDef, "row field type")  # the named fields of row(a integer, ...)
+
+
+@rewrites(exp.Sign, "sign")
+def sign(node: exp.Expression) -> exp.Expression:
+    """Trino's sign keeps an integer argument's type; Spark's signum is a double."""
+    kind = type_of(node.this)
+    if is_integral(kind):
+        assert kind is not None
+        out = exp.Cast(this=spark("signum(_0)", node.this), to=kind)
+        out.type = kind
+        return out
+    if is_double(kind):
+        return spark("signum(_0)", node.this)
+    raise Refused(f"{node.sql('athena')} (sign of a value other than an integer or double)")
+
+
+@rewrites(exp.GroupConcat, "listagg")
+def listagg(node: exp.Expression) -> exp.Expression:
+    this = node.this
+    separator = node.args.get("separator") or exp.Literal.string("")
+    if node.args.get("on_overflow") is not None:
+        raise Refused("listagg ... ON OVERFLOW")
+    value = this.this if isinstance(this, exp.Order) else this
+    kind = type_of(value)
+    if kind is None or not _is_text(kind):  # Athena's listagg takes varchar only
+        if kind is not None:
+            raise Fails(
+                f"FUNCTION_NOT_FOUND: Unexpected parameters ({kind.sql('athena').lower()}) for function listagg"
+            )
+        raise Refused(f"{node.sql('athena')} (of a value whose type the emulator cannot tell)")
+    if isinstance(this, exp.Order):
+        values = _ordered_list(this.this, this)
+    elif isinstance(this, exp.Distinct):
+        raise Refused("listagg(DISTINCT ...)")
+    else:
+        values = _ordered_list(this, None)
+    return spark("array_join(_0, _1)", values, separator)
 
 
 __all__ = ["TABLE", "Entry", "FunctionTable", "Refused"]

@@ -60,7 +60,10 @@ def type_of(node: exp.Expression) -> Optional[exp.DataType]:
         return type_of(node.this)
     if isinstance(node, exp.Literal) and not node.is_string:
         return literal_type(node.this)
-    if isinstance(node, exp.Cast):
+    if isinstance(node, exp.Cast):  # a translated cast carries its Athena type
+        found = node.type
+        if found is not None and found.this != exp.DataType.Type.UNKNOWN:
+            return found
         return node.to
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
         return _arithmetic_type(node)

@@ -67,7 +67,9 @@ def parse(statement: str) -> exp.Expression:
     except ParseError as exc:
         errors = getattr(exc, "errors", None) or [{}]
         first = errors[0].get("description") or str(exc).splitlines()[0]
-        raise Untranslatable("a statement sqlglot cannot parse", statement, first) from None
+        near = str(errors[0].get("highlight") or "").strip()
+        construct = "a statement sqlglot cannot parse" + (f" (near '{near}')" if near else "")
+        raise Untranslatable(construct, statement, first) from None
     if len(trees) != 1:
         raise Untranslatable(f"{len(trees)} statements in one query", statement)
     tree = trees[0]

@@ -102,6 +102,14 @@ _NEEDS_TYPES = (
     exp.TimestampTrunc,
     exp.DateTrunc,
     exp.Unnest,
+    exp.Bracket,
+    exp.Length,
+    exp.Format,
+    exp.Typeof,
+    exp.Anonymous,
+    exp.Extract,
+    exp.GroupConcat,
+    exp.Sign,
 )
 
 
@@ -113,6 +121,8 @@ def athena_semantics(
     check(tree)
     if tree.find(*_NEEDS_TYPES):
         annotate(tree, schemas)
+    if tree.find(exp.Unnest):
+        _from_unnest_check(tree)
     tree = rewrite(tree)
     unnest_joins(tree)
     return tree
@@ -122,6 +132,10 @@ def _name_of(node: Any) -> str:
     if isinstance(node, exp.Anonymous):
         return f"the function {str(node.name).lower()}"
     text = node.sql(DIALECT)
+    if isinstance(node, exp.ParseJSON):
+        return f"JSON values (the JSON type, JSON literals, json_parse: {text})"
+    if isinstance(node, exp.UnicodeString):
+        return f"the Unicode string literal {text}"
     if isinstance(node, exp.Func):
         match = re.match(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(", text)
         if match:
@@ -193,6 +207,22 @@ def rewrite(tree: exp.Expression) -> exp.Expression:
         else:
             node.replace(new)
     return tree
+
+
+def _from_unnest_check(tree: exp.Expression) -> None:
+    for unnest in tree.find_all(exp.Unnest):
+        if isinstance(unnest.parent, exp.Join):
+            continue
+        if len(unnest.expressions) != 1 or unnest.args.get("offset"):
+            raise Refused("UNNEST of several arrays or WITH ORDINALITY in FROM")
+        kind = type_of(unnest.expressions[0])
+        element = kind.expressions[0] if kind is not None and kind.expressions else None
+        if (
+            kind is None
+            or kind.this != exp.DataType.Type.ARRAY
+            or (isinstance(element, exp.DataType) and element.this == exp.DataType.Type.STRUCT)
+        ):
+            raise Refused(f"UNNEST({unnest.expressions[0].sql(DIALECT)}) in FROM")
 
 
 def unnest_joins(tree: exp.Expression) -> None:
