@@ -38,7 +38,7 @@ DIST   := build/dist-$(subst .,,$(notdir $(VENV)))
 # Every package of pyproject's [emulator] and [test] extras, plus the lint tools
 # (tests/packaging/test_dev_deps.py checks that none is missing).
 TEST_DEPS := "pytest>=8" "pytest-randomly>=3.15" "hypothesis>=6.100" "moto[server]>=5.2" "pyspark==3.5.*" "pandas>=2" \
-             "pyarrow>=18" "pyiceberg[glue,pyarrow]>=0.12" "pyyaml>=6" "jsonschema>=4.18" "requests>=2.28" "sqlglot>=30.31" "werkzeug>=2.0" \
+             "pyarrow>=18" "pyiceberg[glue,pyarrow,pyiceberg-core]>=0.12" "pyyaml>=6" "jsonschema>=4.18" "requests>=2.28" "sqlglot>=30.31" "werkzeug>=2.0" \
              "dbt-tests-adapter>=1.10" "build>=1.0" "hatchling>=1.18" "ruff>=0.5" \
              "mypy~=1.19.0" "boto3-stubs[athena,glue,s3,sts]>=1.28" "types-PyYAML" "types-jsonschema" \
              "check-jsonschema>=0.29" "zizmor>=1.0" "twine>=6.1"

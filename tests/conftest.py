@@ -58,6 +58,10 @@ ONE_LEG_SUITES: Dict[str, str] = {
     "tests/integration/test_assume_role.py": "min",
     "tests/unit/doctor/": "min",  # run_doctor with boto3 clients: no dbt
     "tests/unit/test_resolver.py": "min",
+    # Athena statements (partitions, schema changes): the emulator's, whatever the dbt
+    # (in min, as the mid leg took issue 27's SQL suites)
+    "tests/integration/test_partitions_on_emulator.py": "min",
+    "tests/integration/test_schema_changes_on_emulator.py": "min",
     "tests/unit/test_athena_sql.py": "min",
     "tests/unit/test_handler_table.py": "min",
     "tests/packaging/test_install_dbt.py": "min",

@@ -378,7 +378,10 @@ class Catalog:
             },
             "PartitionKeys": [{"Name": n, "Type": t} for n, t in partition_keys],
         }
-        self._upsert_table(ref, table_input)
+        with self.lock:
+            self._upsert_table(ref, table_input)
+            # a table replaced is a new table: the old one's Glue partitions are gone
+            glue_backend(ref.account).databases[ref.database].tables[ref.table].partitions.clear()
 
     def put_view(self, ref: TableRef, columns: Sequence[Tuple[str, str]], text: str) -> None:
         """Create or replace a view as Athena SQL registers it in Glue (VIRTUAL_VIEW,
@@ -404,6 +407,33 @@ class Catalog:
         table_input = table_input_of(table)
         table_input["Name"] = ref.table
         table_input["Parameters"] = {**(table.get("Parameters") or {}), **parameters}
+        self._upsert_table(ref, table_input)
+
+    def set_location(self, ref: TableRef, location: str) -> None:
+        """Glue UpdateTable of the table's ``StorageDescriptor.Location``."""
+        table = self.get_table(ref)
+        table_input = table_input_of(table)
+        table_input["Name"] = ref.table
+        table_input["StorageDescriptor"] = {**table_input["StorageDescriptor"], "Location": location}
+        self._upsert_table(ref, table_input)
+
+    def set_columns(
+        self,
+        ref: TableRef,
+        columns: Sequence[Tuple[str, str]],
+        partition_keys: Optional[Sequence[Tuple[str, str]]] = None,
+    ) -> None:
+        """Glue UpdateTable of the table's columns (and partition keys): a Hive table's
+        schema change (``alter table ... add / replace / change column``)."""
+        table = self.get_table(ref)
+        table_input = table_input_of(table)
+        table_input["Name"] = ref.table
+        table_input["StorageDescriptor"] = {
+            **table_input["StorageDescriptor"],
+            "Columns": [{"Name": n, "Type": t} for n, t in columns],
+        }
+        if partition_keys is not None:
+            table_input["PartitionKeys"] = [{"Name": n, "Type": t} for n, t in partition_keys]
         self._upsert_table(ref, table_input)
 
     def _upsert_table(self, ref: TableRef, table_input: Dict[str, Any]) -> None:

@@ -82,6 +82,37 @@ def arrow_type(hive_type: Union[str, GlueType]) -> Any:
     return types[kind.name]
 
 
+def iceberg_type(hive_type: str) -> Any:
+    """The Iceberg type of a Hive/Athena DDL type (``alter table ... add columns``)."""
+    from pyiceberg import types as t
+
+    name = hive_type.strip().lower()
+    decimal = _DECIMAL.fullmatch(name)
+    if decimal:
+        return t.DecimalType(int(decimal.group(1)), int(decimal.group(2)))
+    types = {
+        "int": t.IntegerType(),
+        "integer": t.IntegerType(),
+        "tinyint": t.IntegerType(),
+        "smallint": t.IntegerType(),
+        "bigint": t.LongType(),
+        "float": t.FloatType(),
+        "real": t.FloatType(),
+        "double": t.DoubleType(),
+        "boolean": t.BooleanType(),
+        "string": t.StringType(),
+        "varchar": t.StringType(),
+        "date": t.DateType(),
+        "timestamp": t.TimestampType(),
+        "binary": t.BinaryType(),
+    }
+    if name.startswith(("varchar(", "char(")):
+        return t.StringType()
+    if name not in types:
+        raise ValueError(f"the emulator's Iceberg tables take primitive types; got {hive_type!r}")
+    return types[name]
+
+
 def spark_ddl_type(iceberg_type: Any) -> str:
     """The Spark SQL type of an Iceberg type (as Iceberg's Spark runtime maps it)."""
     from pyiceberg import types as ice
@@ -255,20 +286,112 @@ def create_table(
         created.append(data)
 
 
+_TRANSFORM = re.compile(
+    r"\s*(?:(?P<time>year|month|day|hour|identity)s?\(\s*(?P<tcol>[^()]+?)\s*\)"
+    r"|(?P<fn>bucket|truncate)\(\s*(?P<n>\d+)\s*,\s*(?P<col>[^()]+?)\s*\)"
+    r"|(?P<fn2>bucket|truncate)\(\s*(?P<col2>[^(),]+?)\s*,\s*(?P<n2>\d+)\s*\)"
+    r"|(?P<identity>[^(),]+?))\s*",
+    re.I,
+)
+
+
+class PartitioningError(ValueError):
+    """A partition transform the emulator (and Iceberg) does not know."""
+
+
+def partition_fields(specs: Sequence[str]) -> List[Tuple[str, Any]]:
+    """``(source column, pyiceberg transform)`` of Athena's ``partitioning`` entries
+    (``col``, ``year|month|day|hour(col)``, ``bucket(n, col)``, ``truncate(w, col)``) or
+    Spark's ``partitioned by`` ones (``days(col)``, ``bucket(n, col)``)."""
+    from pyiceberg import transforms as t
+
+    fields = []
+    for spec in specs:
+        match = _TRANSFORM.fullmatch(str(spec))
+        if match is None:
+            raise PartitioningError(f"unknown partition transform {spec!r}")
+        unquote = lambda c: c.strip().strip('`"').lower()  # noqa: E731
+        if match.group("time"):
+            kinds = {"year": t.YearTransform, "month": t.MonthTransform, "day": t.DayTransform,
+                     "hour": t.HourTransform, "identity": t.IdentityTransform}  # fmt: skip
+            fields.append((unquote(match.group("tcol")), kinds[match.group("time").lower()]()))
+        elif match.group("fn") or match.group("fn2"):
+            fn = (match.group("fn") or match.group("fn2")).lower()
+            n = int(match.group("n") or match.group("n2"))
+            column = unquote(match.group("col") or match.group("col2"))
+            fields.append((column, t.BucketTransform(n) if fn == "bucket" else t.TruncateTransform(n)))
+        else:
+            name = match.group("identity")
+            if "(" in name:
+                raise PartitioningError(f"unknown partition transform {spec!r}")
+            fields.append((unquote(name), t.IdentityTransform()))
+    return fields
+
+
+def partition_count(table: Any, data: Any) -> int:
+    """How many partitions of ``table``'s spec the Arrow table ``data`` writes."""
+    spec = table.spec()
+    if not spec.fields:
+        return 1 if data.num_rows else 0
+    schema = table.schema()
+    columns = []
+    for field_ in spec.fields:
+        source = schema.find_field(field_.source_id)
+        values = data.column(source.name)
+        transform = field_.transform
+        if type(transform).__name__ != "IdentityTransform":
+            values = transform.pyarrow_transform(source.field_type)(values)
+        columns.append(values.to_pylist())
+    return len(set(zip(*columns)))
+
+
 def write_table(
-    endpoint_url: str, account: str, database: str, table: str, location: str, data: Any
+    endpoint_url: str,
+    account: str,
+    database: str,
+    table: str,
+    location: str,
+    data: Any,
+    partitioning: Sequence[str] = (),
+    max_partitions: Optional[int] = None,
 ) -> None:
     """Create ``database.table`` in ``account`` as an Iceberg table holding ``data`` (an
-    Arrow table): what ``CREATE TABLE ... USING iceberg AS SELECT`` does in a session whose
-    ``spark_catalog`` is Iceberg's SparkSessionCatalog over Glue."""
+    Arrow table), partitioned by ``partitioning`` (:func:`partition_fields`): what ``CREATE
+    TABLE ... USING iceberg AS SELECT`` does in a session whose ``spark_catalog`` is
+    Iceberg's SparkSessionCatalog over Glue, and Athena's Iceberg CTAS. With
+    ``max_partitions``, data that writes more partitions raises :class:`TooManyPartitions`
+    before anything is created."""
+    fields = partition_fields(partitioning)
+    names = {f.name.lower() for f in data.schema}
+    for column, _ in fields:
+        if column not in names:
+            raise PartitioningError(f"partition column {column!r} is not a column: {sorted(names)}")
     credentials = credentials_of(endpoint_url, account)
     _ensure_bucket(endpoint_url, location, credentials)
     catalog = glue_catalog(endpoint_url, account, credentials)
     created = catalog.create_table(
         (database, table), schema=data.schema, location=location.rstrip("/")
     )
+    if fields:
+        with created.update_spec() as update:
+            for column, transform in fields:
+                update.add_field(column, transform)
+        created = catalog.load_table((database, table))
+        if max_partitions is not None:
+            count = partition_count(created, data)
+            if count > max_partitions:
+                catalog.drop_table((database, table))  # as a failed CTAS leaves no table
+                raise TooManyPartitions(count)
     if data.num_rows:
         created.append(data)
+
+
+class TooManyPartitions(Exception):
+    """A write into more partitions than Athena's 100 open writers."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        self.count = count
 
 
 def load_table(

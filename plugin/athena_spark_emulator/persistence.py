@@ -82,6 +82,14 @@ def _accounts() -> List[str]:
     return sorted({str(a) for a in list(glue_backends.keys()) + list(s3_backends.keys())})
 
 
+PARTITIONS = "__partitions__"  # a table's Glue partitions, kept beside its TableInput
+
+
+def _partition_input(partition: Dict[str, Any]) -> Dict[str, Any]:
+    keys = ("StorageDescriptor", "Parameters")
+    return {k: partition[k] for k in keys if partition.get(k) is not None}
+
+
 def _glue_state() -> Dict[str, Any]:
     out: Dict[str, Any] = {}
     for account in _accounts():
@@ -90,6 +98,11 @@ def _glue_state() -> Dict[str, Any]:
             tables = {}
             for table_name, table in database.tables.items():
                 tables[table_name] = {"Name": table_name, **table_input_of(table.as_dict())}
+                if table.partitions:  # Glue's partitions of a Hive table, in order
+                    tables[table_name][PARTITIONS] = [
+                        {"Values": p.values, **_partition_input(p.as_dict())}
+                        for p in table.partitions.values()
+                    ]
             databases[name] = tables
         if databases:
             out[account] = databases
@@ -399,7 +412,10 @@ def _load_glue(catalog: Catalog, glue: Dict[str, Any]) -> None:
             catalog.ensure_database(account, name)
             for table_name, table_input in tables.items():
                 backend.databases[name].tables.pop(table_name, None)
+                partitions = table_input.pop(PARTITIONS, [])
                 backend.create_table(name, table_name, table_input)
+                for partition in partitions:
+                    backend.create_partition(name, table_name, partition)
 
 
 def _load_data_catalogs(entries: List[Dict[str, Any]]) -> None:

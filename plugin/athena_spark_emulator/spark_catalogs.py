@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from athena_spark_emulator import glue_types, iceberg
+from athena_spark_emulator import glue_types, hive_partitions, iceberg
 from athena_spark_emulator.calculations import current_principal
 from athena_spark_emulator.catalog import (
     Catalog,
@@ -325,42 +325,65 @@ def session_iceberg_table(state: SessionState, parts: Sequence[str]) -> Any:
 
 def hive_frame(real: Any, catalog: Catalog, table: Mapping[str, Any]) -> Any:
     """A Hive table's files from its Glue location, read with the Glue schema (JSON, CSV
-    with its OpenCSVSerde properties, Hive text, and partitioned or empty tables)."""
+    with its OpenCSVSerde properties, Hive text, and empty tables); a partitioned table's
+    registered partitions only, each from its own location (``hive_partitions.py``)."""
     storage = table["StorageDescriptor"]
     location = storage.get("Location", "")
     params = table.get("Parameters") or {}
     classification = str(params.get("classification", "parquet")).lower()
-    path = catalog.local_uri(location)
-    # Glue's char(n)/varchar(n) are Spark's string (Spark refuses them in a read schema)
-    ddl = quoted_columns([(n, glue_types.spark_read_type(t)) for n, t in columns_of(table)])
+    columns = columns_of(table)
+    json_selects: List[str] = []
     if classification == "json":
-        # Spark's JSON reader takes string map keys only: read them so, then cast them
-        json_ddl, selects = glue_types.spark_json_columns(columns_of(table))
-        frame = real.read.schema(json_ddl).json(path)
-        return frame.selectExpr(*selects) if " AS " in " ".join(selects) else frame
-    if classification in ("csv", "textfile"):
-        serde = (storage.get("SerdeInfo") or {}).get("Parameters") or {}
-        reader = real.read.schema(ddl)
-        if classification == "csv":
-            header = int(params.get("skip.header.line.count", "0") or 0) > 0
-            reader = (
-                reader.option("header", header)
-                .option("sep", serde.get("separatorChar", ","))
-                .option("quote", serde.get("quoteChar", '"'))
-                .option("escape", serde.get("escapeChar", "\\"))
-            )
-        else:
-            reader = reader.option("sep", serde.get("field.delim", "\x01")).option(
-                "nullValue", "\\N"
-            )
-        return reader.csv(path)
-    local = catalog.local_path(location)
-    has_data = local.is_dir() and any(
-        p.is_file() and not p.name.startswith(("_", ".")) for p in local.rglob("*")
-    )
-    if table.get("PartitionKeys") or not has_data:
-        return real.read.schema(ddl).format(classification).load(path)
-    return real.read.format(classification).load(path)
+        # Spark's JSON reader takes string map keys only: read them so, then cast them back
+        ddl, json_selects = glue_types.spark_json_columns(columns)
+    else:
+        ddl = _read_ddl(columns)
+
+    def load(paths: Sequence[str], schema: str, base: Optional[str]) -> Any:
+        reader = real.read.schema(schema)
+        if base is not None:
+            reader = reader.option("basePath", base)
+        if classification == "json":
+            return reader.json(list(paths))
+        if classification in ("csv", "textfile"):
+            serde = (storage.get("SerdeInfo") or {}).get("Parameters") or {}
+            if classification == "csv":
+                header = int(params.get("skip.header.line.count", "0") or 0) > 0
+                reader = (
+                    reader.option("header", header)
+                    .option("sep", serde.get("separatorChar", ","))
+                    .option("quote", serde.get("quoteChar", '"'))
+                    .option("escape", serde.get("escapeChar", "\\"))
+                )
+            else:
+                reader = reader.option("sep", serde.get("field.delim", "\x01")).option(
+                    "nullValue", "\\N"
+                )
+            return reader.csv(list(paths))
+        return reader.format(classification).load(list(paths))
+
+    keys = [(k["Name"], k["Type"]) for k in table.get("PartitionKeys") or []]
+    if keys:
+        data_columns = [(c["Name"], c["Type"]) for c in storage.get("Columns", [])]
+        data_ddl = (
+            glue_types.spark_json_columns(data_columns)[0]
+            if classification == "json"
+            else _read_ddl(data_columns)
+        )
+        frame = hive_partitions.read(real, catalog, table, load, ddl, data_ddl, keys)
+    else:
+        # Glue's columns, not the files', as Athena reads them: a column added later (alter
+        # table ... add columns) reads NULL in the files written before it
+        frame = load([catalog.local_uri(location)], ddl, None)
+    if any(" AS " in select for select in json_selects):
+        return frame.selectExpr(*json_selects)
+    return frame
+
+
+def _read_ddl(columns: Sequence[Any]) -> str:
+    """The read schema of Glue ``columns``: Glue's char(n)/varchar(n) are Spark's string
+    (Spark refuses them in a read schema)."""
+    return quoted_columns([(n, glue_types.spark_read_type(t)) for n, t in columns])
 
 
 def quoted_columns(columns: Sequence[Any]) -> str:
@@ -440,8 +463,9 @@ def iceberg_ctas(real: Any, state: SessionState, plan: Any, text: str) -> Any:
 
     if state.iceberg_session_catalog() is None:
         return real.sql(text)  # real Spark's error: no Iceberg data source in this session
-    if plan.partitioning().size():
-        raise NotImplementedError("the emulator writes unpartitioned Iceberg tables only")
+    partitioning = [
+        str(plan.partitioning().apply(i).describe()) for i in range(plan.partitioning().size())
+    ]
     ref = state.catalog.resolve(_parts(plan.name().nameParts()), {})
     if state.catalog.table_exists(ref):
         raise analysis_error(
@@ -460,8 +484,9 @@ def iceberg_ctas(real: Any, state: SessionState, plan: Any, text: str) -> Any:
     data = pa.Table.from_pylist([row.asDict() for row in frame.collect()], schema=schema)
     assert state.catalog.endpoint_url is not None
     iceberg.write_table(
-        state.catalog.endpoint_url, ref.account, ref.database, ref.table, location, data
-    )
+        state.catalog.endpoint_url, ref.account, ref.database, ref.table, location, data,
+        partitioning,
+    )  # fmt: skip
     return real.range(0)
 
 

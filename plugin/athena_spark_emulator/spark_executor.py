@@ -40,7 +40,7 @@ from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
 from athena_spark_emulator import backend as backend_module
 from athena_spark_emulator import catalog as catalog_module
-from athena_spark_emulator import spark_catalogs
+from athena_spark_emulator import hive_partitions, spark_catalogs
 from athena_spark_emulator.catalog import Catalog, TableRef
 from athena_spark_emulator.constants import REGION
 from athena_spark_emulator.spark_catalogs import SessionState
@@ -285,6 +285,7 @@ def _register_written_table(
     columns = [(c.name, c.dataType) for c in listed if not c.isPartition]
     keys = [(c.name, c.dataType) for c in listed if c.isPartition]
     catalog.put_table(ref, columns, location, classification.lower(), keys)
+    hive_partitions.register_written(catalog, ref)  # Glue's Hive client registers them
     catalog.sync_to_s3(location, ref.account)
 
 

@@ -48,7 +48,7 @@ def test_a_statement_without_handler_fails_naming_it(emulator: Emulator) -> None
     state, reason = run(emulator, "vacuum instant_sql.t")
     assert state == "FAILED"
     assert reason == (
-        "NOT_SUPPORTED: the Athena emulator cannot run COMMAND VACUUM statements. "
+        "NOT_SUPPORTED: the Athena emulator cannot run VACUUM statements. "
         "Statement: vacuum instant_sql.t"
     )
 

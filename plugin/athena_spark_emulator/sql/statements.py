@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from sqlglot import exp
 
-from athena_spark_emulator import iceberg
+from athena_spark_emulator import hive_partitions, iceberg
 from athena_spark_emulator.catalog import (
     Catalog,
     TableRef,
@@ -39,7 +39,7 @@ from athena_spark_emulator.catalog import (
 )
 from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION
 from athena_spark_emulator.handlers import ATHENA, HANDLERS, Handler
-from athena_spark_emulator.sql import results, syntax, translate
+from athena_spark_emulator.sql import commands, results, syntax, translate
 from athena_spark_emulator.sql.syntax import Name, Untranslatable
 from athena_spark_emulator.sql.translate import merge_plan
 
@@ -83,6 +83,31 @@ def handler_for(statement: Statement) -> Handler:
     if handler is None:
         raise Untranslatable(f"{statement.kind} statements", statement.text)
     return handler
+
+
+# Statements sqlglot keeps as an opaque Command (``commands.py`` parses them), by what
+# they are (``commands.Command.what``): each handler takes the parsed command too.
+CommandHandler = Callable[["Engine", Statement, commands.Command], Outcome]
+COMMANDS: Dict[str, CommandHandler] = {}
+COMMAND_KINDS = (
+    "COMMAND SHOW",
+    "COMMAND ALTER",
+    "COMMAND MSCK REPAIR",
+    "COMMAND OPTIMIZE",
+    "COMMAND VACUUM",
+)
+
+
+def handles_command(what: str) -> Callable[[CommandHandler], CommandHandler]:
+    """Register ``fn(engine, statement, command) -> Outcome`` for the commands ``what``."""
+
+    def register(fn: CommandHandler) -> CommandHandler:
+        if what in COMMANDS:
+            raise ValueError(f"two handlers for the command {what!r}")
+        COMMANDS[what] = fn
+        return fn
+
+    return register
 
 
 _VIEW_IDS = itertools.count(1)
@@ -213,19 +238,37 @@ class Engine:
         else:
             writer.format(fmt).save(target)
 
-    def write_iceberg(self, frame: Any, ref: TableRef, location: str) -> None:
+    def write_iceberg(
+        self, frame: Any, ref: TableRef, location: str, partitioning: Sequence[str] = ()
+    ) -> None:
+        """An Iceberg table of ``frame``'s rows, partitioned by Athena's ``partitioning``
+        (identity, year/month/day/hour, bucket, truncate), at most 100 partitions."""
         data = arrow_of(frame)
         assert self.catalog.endpoint_url is not None
-        iceberg.write_table(
-            self.catalog.endpoint_url, ref.account, ref.database, ref.table, location, data
-        )
+        try:
+            iceberg.write_table(
+                self.catalog.endpoint_url, ref.account, ref.database, ref.table, location, data,
+                partitioning, hive_partitions.MAX_OPEN_PARTITIONS,
+            )  # fmt: skip
+        except iceberg.PartitioningError as exc:
+            raise QueryFailed(f"INVALID_TABLE_PROPERTY: partitioning: {exc}") from None
+        except iceberg.TooManyPartitions as exc:
+            raise QueryFailed(hive_partitions.too_many_partitions(exc.count, True)) from None
 
-    def append_iceberg(self, frame: Any, ref: TableRef, overwrite: bool = False) -> None:
+    def append_iceberg(
+        self, frame: Any, ref: TableRef, overwrite: bool = False, limit: bool = False
+    ) -> None:
+        """``frame``'s rows appended to (or, ``overwrite``, replacing) an Iceberg table's;
+        ``limit``: an INSERT, which writes at most 100 partitions."""
         assert self.catalog.endpoint_url is not None
         table = iceberg.load_table(
             self.catalog.endpoint_url, ref.account, ref.database, ref.table, as_account=ref.account
         )
         data = arrow_of(frame, table.schema().as_arrow())
+        if limit:
+            count = iceberg.partition_count(table, data)
+            if count > hive_partitions.MAX_OPEN_PARTITIONS:
+                raise QueryFailed(hive_partitions.too_many_partitions(count, True))
         if overwrite:
             table.overwrite(data)
         else:
@@ -333,12 +376,14 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
     location = _location(props, ref)
     rows = frame.count()
     if str(props.get("table_type", "hive")).lower() == "iceberg":
-        if props.get("partitioning") or props.get("partitioned_by"):
-            raise Untranslatable("partitioned Iceberg tables", statement.text)
-        engine.write_iceberg(frame, ref, location)
+        partitioning = props.get("partitioning") or props.get("partitioned_by") or []
+        engine.write_iceberg(
+            frame, ref, location, [partitioning] if isinstance(partitioning, str) else partitioning
+        )
         return Outcome(update_count=rows)
     fmt = _hive_format(props, statement)
-    keys = list(props.get("partitioned_by") or [])
+    keys = _partition_keys_last(frame, list(props.get("partitioned_by") or []))
+    _check_open_partitions(frame, keys)
     _check_location_empty(engine.catalog, location)
     engine.write_hive(frame, location, fmt, keys, "errorifexists")
     by_name = {f.name.lower(): f.dataType.simpleString() for f in frame.schema.fields}
@@ -349,8 +394,36 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
         fmt,
         [(k, by_name[k.lower()]) for k in keys],
     )
+    hive_partitions.register_written(engine.catalog, ref)
     engine.catalog.sync_to_s3(location, ref.account)
     return Outcome(update_count=rows)
+
+
+def _partition_keys_last(frame: Any, keys: List[str]) -> List[str]:
+    """The partition keys of a Hive CTAS, which Athena requires as the query's last
+    columns, in the same order."""
+    names = [f.name for f in frame.schema.fields]
+    lowered = [n.lower() for n in names]
+    missing = [k for k in keys if k.lower() not in lowered]
+    if missing:
+        raise QueryFailed(
+            f"COLUMN_NOT_FOUND: Partition column(s) {missing} not in the query's columns {names}"
+        )
+    if keys and lowered[len(names) - len(keys) :] != [k.lower() for k in keys]:
+        raise QueryFailed(
+            "HIVE_COLUMN_ORDER_MISMATCH: Partition keys must be the last columns in the table "
+            f"and in the same order as the table properties: {keys}"
+        )
+    return [names[lowered.index(k.lower())] for k in keys]
+
+
+def _check_open_partitions(frame: Any, keys: Sequence[str], iceberg_table: bool = False) -> None:
+    """Athena writes at most 100 partitions per statement (HIVE_TOO_MANY_OPEN_PARTITIONS)."""
+    if not keys:
+        return
+    count = frame.select(*[f"`{k}`" for k in keys]).distinct().count()
+    if count > hive_partitions.MAX_OPEN_PARTITIONS:
+        raise QueryFailed(hive_partitions.too_many_partitions(count, iceberg_table))
 
 
 def _check_location_empty(catalog: Catalog, location: str) -> None:
@@ -374,6 +447,12 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
     props = syntax.properties(tree)
     if str(props.get("table_type", "hive")).lower() == "iceberg":
         raise Untranslatable("create table (columns) for Iceberg tables", statement.text)
+    if not props.get("is_external"):
+        raise QueryFailed(
+            "NOT_SUPPORTED: Only external table creation is supported. (CREATE TABLE without "
+            "EXTERNAL makes a Hive table only as CREATE EXTERNAL TABLE; an Iceberg table needs "
+            "TBLPROPERTIES ('table_type'='ICEBERG'))"
+        )
     if "location" not in props:
         raise Untranslatable("create table without location", statement.text)
     location = str(props["location"])
@@ -386,11 +465,13 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
             "quoteChar": str(props.get("serde.quotechar", '"')),
             "escapeChar": str(props.get("serde.escapechar", "\\")),
         }
+    elif serde.endswith("JsonSerDe"):  # org.openx.data.jsonserde / hive.hcatalog.data
+        fmt, extra = "json", {"serde": serde}
     elif serde:
         raise Untranslatable(f"row format serde '{serde}'", statement.text)
     else:
         fmt = _hive_format({"format": props.get("format") or "textfile"}, statement)
-        extra = {}
+        extra = _delimited(tree, statement)
     params = (
         {"skip.header.line.count": str(props["skip.header.line.count"])}
         if ("skip.header.line.count" in props)
@@ -398,14 +479,58 @@ def create_external_table(engine: Engine, statement: Statement) -> Outcome:
     )
     engine.catalog.sync_from_s3(location, ref.account)
     engine.catalog.put_table(
-        ref, syntax.column_defs(tree), location, fmt, parameters=params, serde=extra
+        ref,
+        syntax.column_defs(tree),
+        location,
+        fmt,
+        _partition_key_defs(tree),
+        parameters=params,
+        serde=extra,
     )
     return Outcome()
+
+
+def _delimited(tree: exp.Expression, statement: Statement) -> Dict[str, str]:
+    """``row format delimited fields terminated by 'x'``: LazySimpleSerDe with that field
+    delimiter (the other delimited clauses, but lines terminated by a newline, are refused
+    rather than read wrongly)."""
+    found = tree.find(exp.RowFormatDelimitedProperty)
+    if found is None:
+        return {}
+    others = {k for k, v in found.args.items() if v is not None and k != "fields"}
+    lines = found.args.get("lines")
+    if lines is not None and str(lines.this) == "\n":
+        others.discard("lines")
+    if others:
+        raise Untranslatable(f"row format delimited ... {', '.join(sorted(others))}", statement.text)
+    fields = found.args.get("fields")
+    serde = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
+    return {"serde": serde, "field.delim": str(fields.this)} if fields is not None else {}
+
+
+def _partition_key_defs(tree: exp.Expression) -> List[Tuple[str, str]]:
+    """``partitioned by (k type, ...)`` of a CREATE EXTERNAL TABLE: Glue's PartitionKeys
+    (the table then has no partition until ``msck repair table`` or ``add partition``)."""
+    props = tree.args.get("properties")
+    for prop in props.expressions if props else []:
+        if isinstance(prop, exp.PartitionedByProperty) and isinstance(prop.this, exp.Schema):
+            return [
+                (c.name, syntax.hive_type(c.args["kind"].sql("hive") if c.args.get("kind") else "string"))
+                for c in prop.this.expressions
+            ]
+    return []
 
 
 @handles("INSERT")
 def insert_into(engine: Engine, statement: Statement) -> Outcome:
     tree = statement.tree
+    if tree.args.get("overwrite"):  # Hive's syntax; Athena (Trino) has INSERT INTO only
+        raise QueryFailed(
+            "SYNTAX_ERROR: mismatched input 'overwrite'. Expecting: 'INTO' (Athena has no "
+            "INSERT OVERWRITE: delete the partitions' files and Glue entries, then INSERT INTO, "
+            "as dbt-athena's insert_overwrite does). Statement: "
+            + syntax.excerpt(statement.text)
+        )
     target_node = tree.this
     listed = (
         [c.name for c in target_node.expressions] if isinstance(target_node, exp.Schema) else None
@@ -417,7 +542,7 @@ def insert_into(engine: Engine, statement: Statement) -> Outcome:
     frame = _aligned(source, columns, listed, statement)
     rows = frame.count()
     if is_iceberg(entry):
-        engine.append_iceberg(frame, ref)
+        engine.append_iceberg(frame, ref, limit=True)
         return Outcome("DML", update_count=rows)
     params = entry.get("Parameters") or {}
     location = entry["StorageDescriptor"]["Location"]
@@ -425,7 +550,9 @@ def insert_into(engine: Engine, statement: Statement) -> Outcome:
     fmt = str(params.get("classification") or "parquet").lower()
     if fmt == "csv":
         raise Untranslatable("insert into a CSV (OpenCSVSerde) table", statement.text)
+    _check_open_partitions(frame, keys)
     engine.write_hive(frame, location, fmt, keys, "append")
+    hive_partitions.register_written(engine.catalog, ref)
     engine.catalog.sync_to_s3(location, ref.account)
     return Outcome("DML", update_count=rows)
 
@@ -469,6 +596,48 @@ def delete_from(engine: Engine, statement: Statement) -> Outcome:
     kept = engine.frame(keep, statement).localCheckpoint()
     engine.append_iceberg(kept, ref, overwrite=True)
     return Outcome("DML", update_count=before - kept.count())
+
+
+@handles("UPDATE")
+def update(engine: Engine, statement: Statement) -> Outcome:
+    """``update <iceberg table> set col = expr, ... [where ...]`` (dbt-athena's change of an
+    Iceberg column's type copies the column with it): the table rewritten with the rows
+    the condition holds for changed."""
+    tree = statement.tree
+    ref = _target(engine, statement, tree.this, "glue:UpdateTable")
+    entry = engine.glue_entry(ref, f"{ref.database}.{ref.table}")
+    if not is_iceberg(entry):
+        raise QueryFailed(
+            "NOT_SUPPORTED: Modifying Hive table rows is not supported (UPDATE runs on Iceberg "
+            "tables only)"
+        )
+    columns = [n for n, _ in columns_of(entry)]
+    sets: Dict[str, exp.Expression] = {}
+    for assignment in tree.expressions:
+        name = assignment.this.name.lower()
+        if name not in {c.lower() for c in columns}:
+            raise QueryFailed(f"COLUMN_NOT_FOUND: Column '{name}' cannot be resolved")
+        sets[name] = assignment.expression
+    where = tree.args.get("where")
+    picked: List[Any] = []
+    for column in columns:
+        current = exp.column(column, quoted=True)
+        value = sets.get(column.lower())
+        if value is None:
+            picked.append(current)
+            continue
+        new = value.copy()
+        if where is not None:
+            new = exp.Case().when(where.this.copy(), new).else_(current)
+        picked.append(exp.alias_(new, column, quoted=True))
+    rewritten = exp.select(*picked).from_(tree.this.copy())
+    changed = exp.select(exp.func("count", exp.Star())).from_(tree.this.copy())
+    if where is not None:
+        changed = changed.where(where.this.copy())
+    count = int(engine.frame(changed, statement).collect()[0][0])
+    frame = engine.frame(rewritten, statement).localCheckpoint()
+    engine.append_iceberg(frame, ref, overwrite=True)
+    return Outcome("DML", update_count=count)
 
 
 @handles("MERGE")
@@ -552,9 +721,22 @@ def create_schema(engine: Engine, statement: Statement) -> Outcome:
 
 @handles("DROP SCHEMA", spark=False)
 def drop_schema(engine: Engine, statement: Statement) -> Outcome:
-    for node in statement.tree.args.get("tables") or [statement.tree.this]:
+    """``drop schema [if exists] s [cascade]``: a missing schema fails without IF EXISTS and
+    a schema holding tables fails without CASCADE, as on Athena."""
+    tree = statement.tree
+    for node in tree.args.get("tables") or [tree.this]:
         catalog_name, name = _schema_name(node)
         account = engine.account_of(catalog_name or statement.catalog)
+        database = glue_backend(account).databases.get(glue_name(name))
+        if database is None:
+            if tree.args.get("exists"):
+                continue
+            raise QueryFailed(f"SCHEMA_NOT_FOUND: Schema '{glue_name(name)}' does not exist")
+        if database.tables and not tree.args.get("cascade"):
+            raise QueryFailed(
+                f"SCHEMA_NOT_EMPTY: Schema '{glue_name(name)}' is not empty ({len(database.tables)} "
+                "tables): drop them first, or add CASCADE"
+            )
         glue_backend(account).databases.pop(glue_name(name), None)
     return Outcome()
 
@@ -574,7 +756,13 @@ def drop_table(engine: Engine, statement: Statement) -> Outcome:
 @handles("ALTER TABLE RENAME", spark=False)
 def rename_table(engine: Engine, statement: Statement) -> Outcome:
     tree = statement.tree
-    source, _ = engine.existing(tree.this, statement, "glue:UpdateTable")
+    source, entry = engine.existing(tree.this, statement, "glue:UpdateTable")
+    if not is_iceberg(entry) and str(entry.get("TableType", "")).upper() != "VIRTUAL_VIEW":
+        raise QueryFailed(
+            f"NOT_SUPPORTED: ALTER TABLE RENAME TO is not supported for Hive tables "
+            f"({source.database}.{source.table}; Athena renames Iceberg tables only): create "
+            "the new table with CTAS and drop the old one"
+        )
     target_node = tree.args["actions"][0].this
     target = engine.table_ref(target_node, statement, "glue:CreateTable")
     engine.catalog.rename_table(source, target)
@@ -583,9 +771,32 @@ def rename_table(engine: Engine, statement: Statement) -> Outcome:
 
 @handles("ALTER TABLE SET", spark=False)
 def set_table_properties(engine: Engine, statement: Statement) -> Outcome:
+    """``alter table t set tblproperties (...)`` (Glue parameters added) and ``alter table t
+    set location '...'`` (a Hive table's Glue location changed: it reads the new location's
+    files from then on; its partitions keep their own). Any other ``set`` is refused."""
     tree = statement.tree
-    ref, _ = engine.existing(tree.this, statement, "glue:UpdateTable")
+    ref, entry = engine.existing(tree.this, statement, "glue:UpdateTable")
     action = tree.args["actions"][0]
+    location = action.args.get("location")
+    others = [k for k, v in action.args.items() if v and k not in ("expressions", "location")]
+    if others or (location is not None and action.expressions) or (
+        location is None and not action.expressions
+    ):
+        raise Untranslatable(
+            "alter table ... set other than tblproperties or location", statement.text
+        )
+    if location is not None:
+        if is_iceberg(entry):
+            raise QueryFailed(
+                "NOT_SUPPORTED: ALTER TABLE SET LOCATION is not supported for Iceberg tables "
+                f"({ref.database}.{ref.table}): its location is in its Iceberg metadata"
+            )
+        target = str(syntax._value(location))
+        if not target.lower().startswith(("s3://", "s3a://", "s3n://")):
+            raise QueryFailed(f"INVALID_TABLE_PROPERTY: location must be an s3:// URI: {target}")
+        engine.catalog.sync_from_s3(target, ref.account)
+        engine.catalog.set_location(ref, target)
+        return Outcome()
     found: Dict[str, str] = {}
     for props in action.expressions:
         if not isinstance(props, exp.Properties):
@@ -595,6 +806,20 @@ def set_table_properties(engine: Engine, statement: Statement) -> Outcome:
     engine.catalog.set_parameters(ref, found)
     return Outcome()
 
+
+@handles(*COMMAND_KINDS, spark=False)
+def command(engine: Engine, statement: Statement) -> Outcome:
+    """A statement sqlglot keeps as a Command: parsed (``commands.py``), then its handler;
+    a command without one fails naming it."""
+    parsed = commands.parse(statement.tree, statement.text)
+    handler = COMMANDS.get(parsed.what)
+    if handler is None:
+        raise Untranslatable(f"{parsed.what} statements", statement.text)
+    return handler(engine, statement, parsed)
+
+
+# The modules below register their handlers in the same tables.
+from athena_spark_emulator.sql import partition_statements, schema_statements  # noqa: E402,F401
 
 __all__ = [
     "HANDLERS",
