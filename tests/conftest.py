@@ -50,6 +50,9 @@ ONE_LEG_SUITES: Dict[str, str] = {
     "tests/connect/": "max",
     "tests/integration/test_adapter_base.py": "max",
     "tests/integration/test_realistic_project.py": "max",
+    "tests/conformance/": "max",  # Trino's documented examples on the emulator's Athena SQL
+    # --data-dir durability: kill -9 of real emulator processes, whatever the dbt
+    "tests/emulator/test_data_dir.py": "max",
     # min
     "tests/e2e/": "min",  # its own new venv installs dbt as the docs say, whatever the leg
     "tests/integration/test_emulator.py": "min",
@@ -59,7 +62,6 @@ ONE_LEG_SUITES: Dict[str, str] = {
     "tests/unit/doctor/": "min",  # run_doctor with boto3 clients: no dbt
     "tests/unit/test_resolver.py": "min",
     # Athena statements (partitions, schema changes): the emulator's, whatever the dbt
-    # (in min, as the mid leg took issue 27's SQL suites)
     "tests/integration/test_partitions_on_emulator.py": "min",
     "tests/integration/test_schema_changes_on_emulator.py": "min",
     "tests/unit/test_athena_sql.py": "min",
@@ -78,7 +80,6 @@ ONE_LEG_SUITES: Dict[str, str] = {
     "tests/emulator/": "mid",
     "tests/integration/test_typed_seeds.py": "mid",
     "tests/unit/test_glue_types.py": "mid",
-    "tests/conformance/": "mid",  # Trino's documented examples on the emulator's Athena SQL
     "tests/packaging/test_dbt_package.py::test_dbt_deps_from_local_path": "mid",
     "tests/packaging/test_dbt_package.py::test_dbt_deps_from_git_url": "mid",
 }

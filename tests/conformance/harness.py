@@ -310,12 +310,35 @@ def sql_words(sql: str) -> List[str]:
     return [w for w in words if w.lower() not in _STOP_WORDS]
 
 
+# Words of the emulator's own refusal text, never taken as naming a piece of the statement
+_REFUSAL_WORDS = {"the", "a", "an", "of", "with", "number", "literal", "string", "unicode",
+                  "hexadecimal", "statement", "sqlglot", "cannot", "parse", "near", "run",
+                  "athena", "emulator", "function", "functions", "digits", "separated", "by"}
+
+
+def _literal_fragments(head: str) -> List[str]:
+    """Pieces of a refusal's text that may quote the statement verbatim: its tokens (a
+    literal such as ``0o40`` or ``U&'...'``, with the punctuation around them removed) and
+    what a parse error quotes as ``near '...'``; at least two characters each."""
+    tokens = [t.strip("()'\",.:;/") for t in head.split()]
+    tokens += re.findall(r"near '([^']+)'", head)
+    return [t for t in tokens if len(t) >= 2 and t.lower() not in _REFUSAL_WORDS]
+
+
 def clean_not_supported(reason: str, sql: str) -> bool:
-    """A NOT_SUPPORTED failure that names a construct of the statement."""
+    """A NOT_SUPPORTED failure that names a construct of the statement: one of the
+    statement's words, or a literal of it quoted verbatim."""
     if not reason.startswith("NOT_SUPPORTED"):
         return False
-    head = reason.split("Statement:", 1)[0].lower()
-    return any(re.search(rf"\b{re.escape(w.lower())}\b", head) for w in sql_words(sql))
+    head = reason.split("Statement:", 1)[0]
+    if any(re.search(rf"\b{re.escape(w.lower())}\b", head.lower()) for w in sql_words(sql)):
+        return True
+    # a fragment that is no quoted literal itself must stand outside the statement's strings
+    outside_strings = re.sub(r"'(?:[^']|'')*'", " ", sql).lower()
+    return any(
+        f.lower() in (sql.lower() if "'" in f else outside_strings)
+        for f in _literal_fragments(head)
+    )
 
 
 @dataclass

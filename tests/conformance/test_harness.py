@@ -171,3 +171,33 @@ def test_the_corpus_loads_and_names_its_doc_files() -> None:
         # Markdown pages; an .rst page only at the earlier commit that holds the example
         assert e.doc.endswith(".md") or (e.doc.endswith(".rst") and e.doc_commit), e.id
         assert Path(e.doc).stem in e.id
+
+
+def test_clean_not_supported_accepts_a_literal_quoted_verbatim() -> None:
+    """A refused literal (``0o40``, ``U&'...'``) has no word of two letters to name it; the
+    refusal is clean when it quotes the literal as the statement wrote it, and not when it
+    quotes sqlglot's rewriting of it or a single character."""
+    assert clean_not_supported(
+        "NOT_SUPPORTED: the Athena emulator cannot run the number literal 0o40 (...). "
+        "Statement: SELECT 0 AS o40",
+        "SELECT 0o40",
+    )
+    assert clean_not_supported(
+        "NOT_SUPPORTED: the Athena emulator cannot run the Unicode string literal "
+        "U&'Hello winter \\2603 !' (...). Statement: ...",
+        "SELECT U&'Hello winter \\2603 !'",
+    )
+    assert not clean_not_supported(
+        "NOT_SUPPORTED: the Athena emulator cannot run HexString (x'0A'). Statement: SELECT x'0A'",
+        "SELECT 0x0A",
+    )
+    assert not clean_not_supported(
+        "NOT_SUPPORTED: the Athena emulator cannot run a statement sqlglot cannot parse "
+        "(near '.') (Unexpected token). Statement: SELECT 123_456.789_123",
+        "SELECT 123_456.789_123",
+    )
+    # the refusal's own vocabulary never counts as naming the statement
+    assert not clean_not_supported(
+        "NOT_SUPPORTED: the Athena emulator cannot run the number literal. Statement: x",
+        "SELECT 'the number literal'",
+    )

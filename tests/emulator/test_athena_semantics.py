@@ -1,4 +1,6 @@
-"""Issue 27's table, row by row, through the emulator's Athena API on local Spark: each
+"""Where Spark's answer differs from Athena's (integer division, date_add units, NULL in
+greatest, bad casts, 1/0, ordered array_agg, ISO day of week, _col0 names), row by row,
+through the emulator's Athena API on local Spark: each
 statement gives Athena's (Trino's) answer, fails where Athena fails, or is refused with
 NOT_SUPPORTED naming the construct (and writes nothing). Python models' Spark session keeps
 Spark's own semantics.

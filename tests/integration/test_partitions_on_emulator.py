@@ -1,4 +1,4 @@
-"""Partitions as Glue keeps them (issue 28), through the real dbt CLI on the emulator with
+"""Partitions as Glue keeps them, so that insert_overwrite replaces exactly what it rewrites, through the real dbt CLI on the emulator with
 local Spark, checked on ROWS and on Glue's partitions:
 
 * dbt-athena's default incremental strategy (insert_overwrite on a partitioned Hive table)
@@ -240,7 +240,7 @@ def test_an_iceberg_insert_into_more_than_100_partitions_fails_as_on_athena(
     assert athena(emulator, "select count(*) from ice_days")["rows"][1:] == [["1"]]
 
 
-# ---- issue 30: a statement acknowledges only what it did ----------------------------------
+# ---- a statement acknowledges only what it did, and refuses what Athena refuses --------------------
 def test_set_location_moves_the_table_to_the_new_location(project: Project) -> None:
     emulator = project.emulator
     for name, value in (("loc_a", 1), ("loc_b", 2)):

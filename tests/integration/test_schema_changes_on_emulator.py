@@ -1,4 +1,4 @@
-"""Schema changes (issue 28): dbt-athena's on_schema_change with each of its four values on
+"""Schema changes: dbt-athena's on_schema_change with each of its four values on
 Hive and on Iceberg incremental models, and with column names that need quoting, through
 the real dbt CLI on the emulator with local Spark; checked on the columns Athena's ``show
 columns`` lists and on the ROWS. Before, the second run failed on every schema change:

@@ -14,6 +14,9 @@ A statement sent with ``StartQueryExecution`` goes through these modules in orde
 
 from __future__ import annotations
 
+# They register their handlers in statements.py's tables (HANDLERS, COMMANDS) when imported;
+# importing them here, not at the end of statements.py, keeps the imports free of circles.
+from athena_spark_emulator.sql import partition_statements, schema_statements  # noqa: F401
 from athena_spark_emulator.sql.execution import (
     NEEDS_SPARK,
     TIME_PARSER,

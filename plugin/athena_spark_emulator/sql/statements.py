@@ -818,9 +818,6 @@ def command(engine: Engine, statement: Statement) -> Outcome:
     return handler(engine, statement, parsed)
 
 
-# The modules below register their handlers in the same tables.
-from athena_spark_emulator.sql import partition_statements, schema_statements  # noqa: E402,F401
-
 __all__ = [
     "HANDLERS",
     "LOCAL_ACCOUNT",

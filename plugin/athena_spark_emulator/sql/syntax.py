@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Set
 
@@ -60,6 +61,10 @@ class Name:
         return ".".join(p for p in (self.catalog, self.database, self.table) if p)
 
 
+# Trino's 123_456.789_123: sqlglot cannot read a number whose digits are separated by _
+_DIGIT_SEPARATORS = re.compile(r"(?<![\w.])\d+(?:_\d+)+(?:\.\d+(?:_\d+)*)?(?:[eE][-+]?\d+)?")
+
+
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
     try:
@@ -69,11 +74,17 @@ def parse(statement: str) -> exp.Expression:
         first = errors[0].get("description") or str(exc).splitlines()[0]
         near = str(errors[0].get("highlight") or "").strip()
         construct = "a statement sqlglot cannot parse" + (f" (near '{near}')" if near else "")
+        separated = _DIGIT_SEPARATORS.search(re.sub(r"'(?:[^']|'')*'", "''", statement))
+        if separated:
+            construct = f"the number literal {separated.group(0)} (digits separated by _)"
         raise Untranslatable(construct, statement, first) from None
     if len(trees) != 1:
         raise Untranslatable(f"{len(trees)} statements in one query", statement)
     tree = trees[0]
     assert isinstance(tree, exp.Expression)
+    if tree.find(exp.UserDefinedFunction):
+        # WITH FUNCTION name(...) RETURNS ...: its name would be read as a table otherwise
+        raise Untranslatable("inline SQL functions (WITH FUNCTION ...)", statement)
     return tree
 
 

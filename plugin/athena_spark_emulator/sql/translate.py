@@ -136,6 +136,9 @@ def _name_of(node: Any) -> str:
         return f"JSON values (the JSON type, JSON literals, json_parse: {text})"
     if isinstance(node, exp.UnicodeString):
         return f"the Unicode string literal {text}"
+    if isinstance(node, exp.HexString):
+        # Trino's 0x0A (an integer) and X'0A' (varbinary) both parse to it
+        return f"the hexadecimal literal 0x{node.this} / X'{node.this}'"
     if isinstance(node, exp.Func):
         match = re.match(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(", text)
         if match:
