@@ -572,23 +572,8 @@ def json_map_keys_unsupported(kind: GlueType) -> Optional[GlueType]:
     return None
 
 
-def _json_read_type(kind: GlueType) -> str:
-    """:func:`spark_type`, with every map key a string (what Spark's JSON reader takes)."""
-    if kind.name == "array":
-        return f"array<{_json_read_type(kind.children[0])}>"
-    if kind.name == "map":
-        return f"map<string,{_json_read_type(kind.children[1])}>"
-    if kind.name == "struct":
-        inner = ",".join(
-            "`" + f.replace("`", "``") + "`:" + _json_read_type(t)
-            for f, t in zip(kind.fields, kind.children)
-        )
-        return f"struct<{inner}>"
-    return spark_type(kind)
-
-
 def _json_cast(expr: str, kind: GlueType, depth: int = 0) -> Optional[str]:
-    """A Spark SQL expression turning ``expr`` (read as :func:`_json_read_type`) into
+    """A Spark SQL expression turning ``expr`` (read as :func:`spark_type` with string map keys) into
     ``kind``: map keys cast from their JSON text; None when nothing needs casting."""
     if json_map_keys_unsupported(kind) is None:
         return None
@@ -629,23 +614,25 @@ def spark_json_columns(columns: Sequence[Tuple[str, str]]) -> Tuple[str, List[st
             ddl.append(f"{quoted} {text}")
             selects.append(quoted)
             continue
-        ddl.append(f"{quoted} {_json_read_type(kind)}")
+        ddl.append(f"{quoted} {spark_type(kind, string_map_keys=True)}")
         cast = _json_cast(quoted, kind)
         selects.append(f"{cast} AS {quoted}" if cast else quoted)
     return ", ".join(ddl), selects
 
 
-def spark_type(kind: GlueType) -> str:
-    """The Spark SQL type that reads ``kind`` (Spark reads char/varchar as string)."""
+def spark_type(kind: GlueType, string_map_keys: bool = False) -> str:
+    """The Spark SQL type that reads ``kind`` (Spark reads char/varchar as string); with
+    ``string_map_keys``, every map key is a string (what Spark's JSON reader takes)."""
     if kind.name in ("varchar", "char"):
         return "string"
     if kind.name == "array":
-        return f"array<{spark_type(kind.children[0])}>"
+        return f"array<{spark_type(kind.children[0], string_map_keys)}>"
     if kind.name == "map":
-        return f"map<{spark_type(kind.children[0])},{spark_type(kind.children[1])}>"
+        key = "string" if string_map_keys else spark_type(kind.children[0])
+        return f"map<{key},{spark_type(kind.children[1], string_map_keys)}>"
     if kind.name == "struct":
         inner = ",".join(
-            "`" + f.replace("`", "``") + "`:" + spark_type(t)
+            "`" + f.replace("`", "``") + "`:" + spark_type(t, string_map_keys)
             for f, t in zip(kind.fields, kind.children)
         )
         return f"struct<{inner}>"
