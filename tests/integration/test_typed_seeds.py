@@ -137,7 +137,11 @@ def test_athena_sql_reads_every_type_back(world, table):
     found = athena_rows(world, f"select * from owner_catalog.typed.{table} order by id")
     empty = {name: None for name in FULL_TEXT}
     empty.update(id="2", c_nested="[]")
-    assert found == [FULL_TEXT, empty]
+    full = dict(FULL_TEXT)
+    if table == "all_iceberg":
+        # Athena reads an Iceberg timestamp as timestamp(6), a Hive one as timestamp(3)
+        full["c_timestamp"] = "2024-02-29 12:34:56.123456"
+    assert found == [full, empty]
 
 
 def test_spark_reads_every_type_back(world, spark_executor):

@@ -199,7 +199,8 @@ class Engine:
         entry = self.glue_entry(ref, str(syntax.table_name(table)))
         if str(entry.get("TableType", "")).upper() == "VIRTUAL_VIEW":
             return self.register(self.view_frame(ref, entry))
-        return self.register(self.table_frame(ref))
+        frame = self.table_frame(ref)
+        return self.register(frame if is_iceberg(entry) else _millisecond_timestamps(frame))
 
     def register(self, frame: Any) -> str:
         """``frame`` as a temporary view of this statement; its name."""
@@ -502,7 +503,9 @@ def _delimited(tree: exp.Expression, statement: Statement) -> Dict[str, str]:
     if lines is not None and str(lines.this) == "\n":
         others.discard("lines")
     if others:
-        raise Untranslatable(f"row format delimited ... {', '.join(sorted(others))}", statement.text)
+        raise Untranslatable(
+            f"row format delimited ... {', '.join(sorted(others))}", statement.text
+        )
     fields = found.args.get("fields")
     serde = "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"
     return {"serde": serde, "field.delim": str(fields.this)} if fields is not None else {}
@@ -515,7 +518,12 @@ def _partition_key_defs(tree: exp.Expression) -> List[Tuple[str, str]]:
     for prop in props.expressions if props else []:
         if isinstance(prop, exp.PartitionedByProperty) and isinstance(prop.this, exp.Schema):
             return [
-                (c.name, syntax.hive_type(c.args["kind"].sql("hive") if c.args.get("kind") else "string"))
+                (
+                    c.name,
+                    syntax.hive_type(
+                        c.args["kind"].sql("hive") if c.args.get("kind") else "string"
+                    ),
+                )
                 for c in prop.this.expressions
             ]
     return []
@@ -528,8 +536,7 @@ def insert_into(engine: Engine, statement: Statement) -> Outcome:
         raise QueryFailed(
             "SYNTAX_ERROR: mismatched input 'overwrite'. Expecting: 'INTO' (Athena has no "
             "INSERT OVERWRITE: delete the partitions' files and Glue entries, then INSERT INTO, "
-            "as dbt-athena's insert_overwrite does). Statement: "
-            + syntax.excerpt(statement.text)
+            "as dbt-athena's insert_overwrite does). Statement: " + syntax.excerpt(statement.text)
         )
     target_node = tree.this
     listed = (
@@ -577,17 +584,48 @@ def _aligned(
     return source.select(*out)
 
 
+def _millisecond_timestamps(frame: Any) -> Any:
+    """A Hive table's timestamp columns as Athena reads them: timestamp(3), each value
+    rounded to the millisecond (an Iceberg table's keep their microseconds: timestamp(6)).
+    Top-level columns only; Spark's own session (Python models) reads the files unchanged."""
+    from pyspark.sql.types import TimestampType
+
+    exprs, changed = [], False
+    for column in frame.schema.fields:
+        quoted = "`" + column.name.replace("`", "``") + "`"
+        if isinstance(column.dataType, TimestampType):
+            changed = True
+            exprs.append(
+                f"timestamp_micros(CAST(floor((unix_micros({quoted}) + 500) / 1000) * 1000 "
+                f"AS BIGINT)) AS {quoted}"
+            )
+        else:
+            exprs.append(quoted)
+    return frame.selectExpr(*exprs) if changed else frame
+
+
+def _iceberg_target(
+    engine: Engine, statement: Statement, refusal: str
+) -> Tuple[TableRef, Dict[str, Any]]:
+    """The table a row-changing statement (DELETE, UPDATE) writes, and its Glue entry;
+    ``refusal`` (Athena's text) when it is not an Iceberg table."""
+    ref = _target(engine, statement, statement.tree.this, "glue:UpdateTable")
+    entry = engine.glue_entry(ref, f"{ref.database}.{ref.table}")
+    if not is_iceberg(entry):
+        raise QueryFailed(refusal)
+    return ref, entry
+
+
 @handles("DELETE")
 def delete_from(engine: Engine, statement: Statement) -> Outcome:
     """``delete from <iceberg table> [where ...]``: the table rewritten without the rows."""
     tree = statement.tree
-    ref = _target(engine, statement, tree.this, "glue:UpdateTable")
-    entry = engine.glue_entry(ref, f"{ref.database}.{ref.table}")
-    if not is_iceberg(entry):
-        raise QueryFailed(
-            "NOT_SUPPORTED: Cannot delete from non-managed Hive table (DELETE runs on Iceberg "
-            "tables only)"
-        )
+    ref, _ = _iceberg_target(
+        engine,
+        statement,
+        "NOT_SUPPORTED: Cannot delete from non-managed Hive table (DELETE runs on Iceberg "
+        "tables only)",
+    )
     where = tree.args.get("where")
     keep = exp.select("*").from_(tree.this.copy())
     if where is not None:
@@ -604,13 +642,12 @@ def update(engine: Engine, statement: Statement) -> Outcome:
     Iceberg column's type copies the column with it): the table rewritten with the rows
     the condition holds for changed."""
     tree = statement.tree
-    ref = _target(engine, statement, tree.this, "glue:UpdateTable")
-    entry = engine.glue_entry(ref, f"{ref.database}.{ref.table}")
-    if not is_iceberg(entry):
-        raise QueryFailed(
-            "NOT_SUPPORTED: Modifying Hive table rows is not supported (UPDATE runs on Iceberg "
-            "tables only)"
-        )
+    ref, entry = _iceberg_target(
+        engine,
+        statement,
+        "NOT_SUPPORTED: Modifying Hive table rows is not supported (UPDATE runs on Iceberg "
+        "tables only)",
+    )
     columns = [n for n, _ in columns_of(entry)]
     sets: Dict[str, exp.Expression] = {}
     for assignment in tree.expressions:
@@ -779,8 +816,10 @@ def set_table_properties(engine: Engine, statement: Statement) -> Outcome:
     action = tree.args["actions"][0]
     location = action.args.get("location")
     others = [k for k, v in action.args.items() if v and k not in ("expressions", "location")]
-    if others or (location is not None and action.expressions) or (
-        location is None and not action.expressions
+    if (
+        others
+        or (location is not None and action.expressions)
+        or (location is None and not action.expressions)
     ):
         raise Untranslatable(
             "alter table ... set other than tblproperties or location", statement.text
