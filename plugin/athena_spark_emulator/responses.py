@@ -186,7 +186,8 @@ def check_sql_work_group(response: Any) -> None:
     if is_spark_engine(engine):
         raise invalid_request(
             f"Work group {work_group} runs Apache Spark ({engine}): it accepts sessions and "
-            "calculations, not SQL queries. Run the query in an Athena SQL work group"
+            "calculations, not SQL queries. Run the query in an Athena SQL work group (for "
+            "dbt-athena: work_group, not spark_work_group)"
         )
 
 
@@ -419,20 +420,9 @@ def get_query_results(backend: EmulatorBackend, response: Any) -> Optional[Answe
 
 
 def start_query_execution(backend: EmulatorBackend, response: Any) -> Optional[Answer]:
-    """SQL runs in SQL work groups only: an Apache Spark work group (engine ``PySpark
-    engine version 3``) refuses it, as Athena does, before anything runs."""
+    """SQL runs in SQL work groups only (:func:`check_sql_work_group`, at dispatch)."""
     from athena_spark_emulator import sql
 
-    work_group = response._get_param("WorkGroup") or "primary"
-    group = response.athena_backend.work_groups.get(work_group)
-    config: Mapping[str, Any] = (group.configuration or {}) if group is not None else {}
-    engine = str((config.get("EngineVersion") or {}).get("SelectedEngineVersion", ""))
-    if "spark" in engine.lower():
-        raise invalid_request(
-            f"Work group {work_group} is an Apache Spark work group (engine '{engine}'): it "
-            "runs notebook sessions and calculations, not SQL queries. Run the query in an "
-            "Athena SQL work group (for dbt-athena: work_group, not spark_work_group)"
-        )
     return sql.start_query_request(backend, response)
 
 

@@ -288,7 +288,8 @@ def test_sql_is_refused_on_the_spark_work_group(project: Project) -> None:
     with pytest.raises(ClientError) as refused:
         athena(project.emulator, "select 1", work_group=SPARK_WORK_GROUP)
     assert refused.value.response["Error"]["Code"] == "InvalidRequestException"
-    assert "is an Apache Spark work group" in str(refused.value)
+    assert "runs Apache Spark" in str(refused.value)
+    assert "work_group, not spark_work_group" in str(refused.value)
 
 
 def test_an_external_table_partitioned_by_columns_reads_its_repaired_partitions(
