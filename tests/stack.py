@@ -11,7 +11,7 @@ import subprocess
 import sys
 import sysconfig
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
 
@@ -38,6 +38,24 @@ _subprocess_dbt_cli = emulator_profile.dbt_cli
 # dbt-tests-adapter's classes run dbt in this process, and dbt-athena makes a botocore
 # session (and so decodes the service models again) for most AWS calls: share the loader.
 forked_dbt.share_botocore_loader()
+
+
+def athena_rows(
+    emulator: Emulator, sql: str, database: Optional[str] = None
+) -> List[Dict[str, Any]]:
+    """Rows of an Athena SQL query run on the emulator's primary work group, as pyathena
+    reads them (text); ``database`` is the query's default database. The query must succeed."""
+    athena = emulator.client("athena")
+    context = {"QueryExecutionContext": {"Database": database}} if database else {}
+    started = athena.start_query_execution(QueryString=sql, WorkGroup="primary", **context)
+    exec_id = started["QueryExecutionId"]
+    status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
+    assert status["State"] == "SUCCEEDED", status
+    result = athena.get_query_results(QueryExecutionId=exec_id)["ResultSet"]
+    names = [c["Name"] for c in result["ResultSetMetadata"]["ColumnInfo"]]
+    return [
+        dict(zip(names, [d.get("VarCharValue") for d in row["Data"]])) for row in result["Rows"][1:]
+    ]
 
 
 def dbt_cli(

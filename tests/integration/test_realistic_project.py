@@ -23,6 +23,7 @@ from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.catalog import TableRef
 from tests.conftest import REPO_ROOT
 from tests.integration.conftest import rows, seeded_with_spark
+from tests.stack import athena_rows as stack_athena_rows
 from tests.stack import dbt_cli
 
 pytestmark = [
@@ -37,19 +38,8 @@ PARTNER = "999999999999"
 
 
 def athena_rows(emulator: Emulator, sql: str) -> List[Dict[str, Any]]:
-    """Rows of an Athena SQL query run on the emulator (as pyathena reads them: text)."""
-    athena = emulator.client("athena")
-    started = athena.start_query_execution(
-        QueryString=sql, QueryExecutionContext={"Database": SCHEMA}, WorkGroup="primary"
-    )
-    exec_id = started["QueryExecutionId"]
-    status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
-    assert status["State"] == "SUCCEEDED", status
-    result = athena.get_query_results(QueryExecutionId=exec_id)["ResultSet"]
-    names = [c["Name"] for c in result["ResultSetMetadata"]["ColumnInfo"]]
-    return [
-        dict(zip(names, [d.get("VarCharValue") for d in row["Data"]])) for row in result["Rows"][1:]
-    ]
+    """Rows of an Athena SQL query run on the emulator in the project's schema (text)."""
+    return stack_athena_rows(emulator, sql, SCHEMA)
 
 
 class Project:

@@ -7,12 +7,13 @@ from __future__ import annotations
 import datetime
 import json
 from decimal import Decimal
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator
 
 import pytest
 
 from athena_spark_emulator import Emulator
 from tests.integration.conftest import seeded_with_spark
+from tests.stack import athena_rows
 
 pytestmark = pytest.mark.spark
 
@@ -118,18 +119,6 @@ def world(emulator: Emulator, spark_executor, tmp_path_factory) -> Iterator[Emul
     seed.write_text(SEED)
     with seeded_with_spark(emulator, spark_executor, seed):
         yield emulator
-
-
-def athena_rows(emulator: Emulator, sql: str) -> List[Dict[str, Any]]:
-    athena = emulator.client("athena")
-    exec_id = athena.start_query_execution(QueryString=sql, WorkGroup="primary")["QueryExecutionId"]
-    status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
-    assert status["State"] == "SUCCEEDED", status
-    result = athena.get_query_results(QueryExecutionId=exec_id)["ResultSet"]
-    names = [c["Name"] for c in result["ResultSetMetadata"]["ColumnInfo"]]
-    return [
-        dict(zip(names, [d.get("VarCharValue") for d in row["Data"]])) for row in result["Rows"][1:]
-    ]
 
 
 @pytest.mark.parametrize("table", ["all_hive", "all_iceberg"])
