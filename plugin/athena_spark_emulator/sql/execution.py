@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, Optional
 
 from athena_spark_emulator.backend import EmulatorBackend, current
 from athena_spark_emulator.sql import statements as sql_statements
-from athena_spark_emulator.sql import syntax
+from athena_spark_emulator.sql import syntax, udfs
 from athena_spark_emulator.sql.functions import Fails
 from athena_spark_emulator.sql.statements import Engine, Outcome, Statement
 
@@ -54,6 +54,7 @@ def sql_session(spark: Any) -> Any:
         child = spark.newSession()
         for key, value in SQL_SETTINGS.items():
             child.conf.set(key, value)
+        udfs.register_all(child)
         _SQL_SESSIONS.clear()  # a new parent session (tests): the old child goes with it
         _SQL_SESSIONS[id(spark)] = child
     return child
@@ -118,6 +119,9 @@ ATHENA_ERRORS = {
 def _reason(exc: Exception) -> str:
     if isinstance(exc, (syntax.Untranslatable, sql_statements.QueryFailed, Fails)):
         return str(exc)
+    athena = udfs.athena_error(str(exc))
+    if athena:  # a UDF's (udfs.py) failure, in Athena's words
+        return athena
     text = str(exc).strip().splitlines()
     first = text[0] if text else type(exc).__name__
     match = re.search(r"\[([A-Z_]+)[\].]", first)

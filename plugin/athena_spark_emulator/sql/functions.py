@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, Optional, Union
 
 from sqlglot import exp
 
+from athena_spark_emulator.sql import udfs
 from athena_spark_emulator.sql.spark_forms import (
     call,
     decimal_parts,
@@ -537,6 +538,8 @@ _SAFE_BINARY: Dict[type, str] = {
 
 
 def _safe(inner: exp.Expression) -> exp.Expression:
+    if isinstance(inner, exp.Anonymous) and str(inner.name).startswith(udfs.PREFIX):
+        return udfs.try_form(inner)
     if type(inner) is exp.Cast:
         return exp.TryCast(this=inner.this, to=inner.to, safe=True)
     form = _SAFE_BINARY.get(type(inner))
