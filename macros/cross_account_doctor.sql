@@ -50,9 +50,10 @@
         {%- for ref in dbt_athena_cross_account._cross_account_referenced_tables(node) -%}
           {%- set key = (ref.catalog ~ '.' ~ ref.schema ~ '.' ~ ref.table) | lower -%}
           {%- if key not in graph_tables -%}
-            {%- do graph_tables.update({key: {'catalog': ref.catalog, 'schema': ref.schema, 'table': ref.table, 'models': []}}) -%}
+            {%- do graph_tables.update({key: {'catalog': ref.catalog, 'schema': ref.schema, 'table': ref.table, 'models': [], 'formats': {}}}) -%}
           {%- endif -%}
           {%- do graph_tables[key]['models'].append(node.unique_id) -%}
+          {%- do graph_tables[key]['formats'].update({node.unique_id: ref.table_format}) -%}
         {%- endfor -%}
       {%- endif -%}
     {%- endif -%}

@@ -218,21 +218,20 @@ def role_entry(
     """An owner's table read through ``role`` (``spark_cross_account_roles``): Iceberg only,
     through a catalog of its own whose clients come from iceberg-aws's
     AssumeRoleAwsClientFactory, so Glue and S3 are read as the role. The format is not
-    looked up as the execution role (which holds no grant): the source's meta names it, or
-    the read through the role finds the table (a Hive table is not found by Iceberg's
-    GlueCatalog). Raises for a source whose meta says ``hive``.
+    looked up as the execution role (which holds no grant): the source's meta must name it,
+    so that a Hive table fails here, at compile time, before any session starts. Raises for
+    a source whose meta names no format or ``hive``. (A source whose meta says ``iceberg``
+    for a Hive table fails in Spark, before any write: Iceberg's GlueCatalog does not find
+    it, ``roles.ROLE_NOT_FOUND``.)
     """
     account = role.account
+    names = dict(
+        model=model, label=read.label, account=account, role_arn=role.role_arn, catalog=role.catalog
+    )
+    if table_format is None:
+        raise CrossAccountCatalogError(roles.FORMAT_NOT_NAMED.format(**names))
     if table_format == formats.HIVE:
-        raise CrossAccountCatalogError(
-            roles.HIVE_UNDER_ROLE.format(
-                model=model,
-                label=read.label,
-                account=account,
-                role_arn=role.role_arn,
-                catalog=role.catalog,
-            )
-        )
+        raise CrossAccountCatalogError(roles.HIVE_UNDER_ROLE.format(**names))
     if not region:
         raise CrossAccountCatalogError(
             NO_REGION.format(model=model, label=read.label, role_arn=role.role_arn)

@@ -13,7 +13,10 @@ per-owner Iceberg catalog with iceberg-aws's ``AssumeRoleAwsClientFactory``
 (:func:`assume_role_conf`): Glue metadata and S3 data are read as the owner's role, so the
 owner grants the execution role nothing but the role's trust. Hive tables cannot be read
 that way (:data:`HIVE_UNDER_ROLE`): the Hive Glue client takes one credentials provider for
-the whole session, writes included.
+the whole session, writes included. So the format of a table read through a role is checked
+at compile time, from the source's ``meta: {spark_table_format: ...}``, which must name it
+(:data:`FORMAT_NOT_NAMED`): the usual lookup reads the owner's Glue as the execution role,
+which holds no grant here.
 
 Only the catalogs a model reads are validated (:func:`role_for`): a project-level mapping
 names catalogs many models never read.
@@ -48,6 +51,7 @@ BAD_ENTRY = "dbt_athena_cross_account: model '{model}' sets spark_cross_account_
 NOT_A_ROLE_ARN = "dbt_athena_cross_account: model '{model}' sets spark_cross_account_roles for catalog '{catalog}' to {value}, which is not an IAM role ARN (arn:aws:iam::<12-digit account>:role/<name>). Fix: {example}."
 WRONG_ACCOUNT = "dbt_athena_cross_account: model '{model}' sets spark_cross_account_roles for catalog '{catalog}' to the role {value} of account {role_account}, but catalog '{catalog}' belongs to account {account}: the owner's Iceberg tables are read as that role, which must be a role of the owner. Fix: {example}."
 BAD_EXTERNAL_ID = "dbt_athena_cross_account: model '{model}' sets spark_cross_account_roles for catalog '{catalog}' with external_id {value}, which STS does not accept (2 to 1224 characters of letters, digits and +=,.@:/-). Fix: use the external id the owner's role trusts, or remove external_id."
+FORMAT_NOT_NAMED = "dbt_athena_cross_account: model '{model}' reads {label} of account {account} through the role {role_arn} (spark_cross_account_roles for catalog '{catalog}'), but the source does not name the table's format, and under a role it cannot be looked up before the model runs: the lookup would read the owner's Glue as the work group's execution role, which the owner grants nothing. Only Iceberg tables can be read through a role (a Hive table would switch every Glue call of the session to the owner's role, dbt-athena's own writes included), so dbt checks the format at compile time from the source's meta. Nothing was submitted. Fix: in the source's YAML, set meta: {{spark_table_format: iceberg}} on the table or on the whole source (when the owner's tables are Iceberg); for a Hive table, ask the owner to grant the work group's execution role the table in its Glue resource policy and bucket policy (then remove '{catalog}' from spark_cross_account_roles for this model), or to expose the table as Iceberg."
 HIVE_UNDER_ROLE = "dbt_athena_cross_account: model '{model}' reads {label}, a Hive table of account {account}, through the role {role_arn} (spark_cross_account_roles for catalog '{catalog}'), but only Iceberg tables can be read through a role: Spark's Hive Glue client takes one credentials provider for the whole session, so it would switch every Glue call of the session to the owner's role, dbt-athena's own writes into your account included. Nothing was submitted. Fix: ask the owner to grant the work group's execution role this table in its Glue resource policy and bucket policy (then remove '{catalog}' from spark_cross_account_roles for this model), or to expose the table as Iceberg."
 
 

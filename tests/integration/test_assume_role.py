@@ -7,7 +7,8 @@ The world (role_seed.yml): the owner 321321321321 grants nothing and keeps reade
 else); it holds Iceberg sales.orders (801-802) and Hive sales.customers. The owner
 432432432432 grants the local account its Hive crm.customers. The local account has its
 own sales.orders (1). One `dbt run` of role_project/ (the role ARN from env_var()) is
-asserted by the tests below; several models fail on purpose.
+asserted by the tests below; several models fail on purpose. Sources read through the
+role name their format in meta, as they must (one does not, on purpose).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ MODELS = (
     "two_owners",
     "hive_under_role",
     "hive_found_through_role",
+    "format_not_named",
     "untrusted_role",
     "wrong_external_id",
     "with_external_id",
@@ -128,7 +130,19 @@ def test_a_hive_table_under_a_role_is_a_compile_error_and_nothing_runs(run, worl
     assert "switch every Glue call of the session to the owner's role" in output
 
 
-def test_a_hive_table_found_through_the_role_says_why_it_cannot_be_read(run, world):
+def test_a_source_that_names_no_format_under_a_role_is_a_compile_error(run, world):
+    output, codes = run
+    assert "format_not_named" not in codes  # nothing submitted
+    assert not written(world, "format_not_named")
+    assert (
+        "model 'model.role_cross.format_not_named' reads source('owner_unnamed', 'orders') of "
+        f"account {OWNER} through the role {READER} (spark_cross_account_roles for catalog "
+        "'role_owner_catalog'), but the source does not name the table's format"
+    ) in output
+    assert "set meta: {spark_table_format: iceberg} on the table or on the whole source" in output
+
+
+def test_a_hive_table_whose_source_says_iceberg_fails_in_spark_before_writing(run, world):
     output, codes = run
     assert codes["hive_found_through_role"].state == "FAILED"  # type: ignore[attr-defined]
     assert (
@@ -204,10 +218,14 @@ def report_row(output: str, status: str, kind: str, subject: str) -> str:
 
 def test_the_doctor_says_which_reads_go_through_a_role(doctor):
     row = report_row(doctor, "PASS", "role", "role_owner_catalog.sales.customers")
-    assert f"read through the role {READER} by model.role_cross.hive_under_role" in row
-    # a table read through the role only is not checked as the dbt identity (which the
-    # owner does not grant): no metadata row for it
-    assert " metadata      role_owner_catalog.sales.customers " not in doctor
+    assert f"read through the role {READER} by model.role_cross.hive_found_through_role" in row
+    # a read through the role the run refuses at compile time FAILs with the run's message
+    hive = report_row(doctor, "FAIL", "role", "role_owner_catalog.sales.customers")
+    assert "model 'model.role_cross.hive_under_role' reads the table" in hive
+    assert "only Iceberg tables can be read through a role" in hive
+    unnamed = report_row(doctor, "FAIL", "role", "role_owner_catalog.sales.orders")
+    assert "model 'model.role_cross.format_not_named' reads the table" in unnamed
+    assert "the source does not name the table's format" in unnamed
 
 
 def test_the_doctor_probe_reads_through_the_role(doctor):

@@ -25,8 +25,15 @@ def model(uid, roles=None):
     return ModelFacts(uid, True, {}, ("partner_catalog",), roles=roles)
 
 
+def named(*uids, table_format="iceberg"):
+    """The formats each model's source names (what the doctor macro passes)."""
+    return tuple((uid, table_format) for uid in uids)
+
+
 def test_a_table_read_through_a_role_only_is_not_checked_as_your_identity():
-    ref = CheckedTable("partner_catalog", "sales", "orders", ("m.a", "m.b"))
+    ref = CheckedTable(
+        "partner_catalog", "sales", "orders", ("m.a", "m.b"), formats=named("m.a", "m.b")
+    )
     models = [model("m.a", {"partner_catalog": READER}), model("m.b", {"Partner_Catalog": READER})]
     rows, only = role_rows([ref], {"partner_catalog": "999999999999"}, models)
     assert only == [ref]
@@ -35,7 +42,9 @@ def test_a_table_read_through_a_role_only_is_not_checked_as_your_identity():
 
 
 def test_mixed_reads_keep_the_identity_checks_and_bad_roles_fail():
-    ref = CheckedTable("partner_catalog", "sales", "orders", ("m.a", "m.b", "m.c"))
+    ref = CheckedTable(
+        "partner_catalog", "sales", "orders", ("m.a", "m.b", "m.c"), formats=named("m.a", "m.c")
+    )
     models = [
         model("m.a", {"partner_catalog": READER}),
         model("m.b"),
@@ -46,6 +55,24 @@ def test_mixed_reads_keep_the_identity_checks_and_bad_roles_fail():
     statuses = sorted((r.status, r.reason[:40]) for r in rows[id(ref)])
     assert statuses[0][0] == "FAIL" and "which is not an IAM role ARN" in rows[id(ref)][0].reason
     assert any("and as the execution role by m.b" in r.reason for r in rows[id(ref)])
+
+
+def test_a_source_under_a_role_must_name_an_iceberg_format_as_the_run_requires():
+    models = [model("m.a", {"partner_catalog": READER})]
+    owners = {"partner_catalog": "999999999999"}
+    for formats, expected in (
+        ((), "but the source does not name the table's format"),
+        (named("m.a", table_format="HIVE"), "only Iceberg tables can be read through a role"),
+        (named("m.a", table_format="delta"), "spark_table_format"),
+    ):
+        ref = CheckedTable("partner_catalog", "sales", "orders", ("m.a",), formats=formats)
+        rows, only = role_rows([ref], owners, models)
+        (row,) = rows[id(ref)]
+        assert row.status == "FAIL" and expected in row.reason, row.reason
+        assert "model 'm.a' reads the table partner_catalog.sales.orders" in row.reason or (
+            "spark_table_format" in row.reason
+        )
+        assert only == []
 
 
 def test_a_refused_assume_role_prints_the_trust_policy_to_add():

@@ -13,6 +13,12 @@ PARTNER_ROLE = "arn:aws:iam::999999999999:role/dbt-reader"
 MODEL = "model.shop.orders_joined"
 
 
+def owner(**kw):
+    """A read of the partner's table, whose source names the Iceberg format (as a read
+    through a role must)."""
+    return read("partner_catalog", table_format="iceberg", **kw)
+
+
 def plan_of(owner_roles, *reads, region="eu-west-1"):
     return build_read_plan(MODEL, list(reads), Resolver(), region=region, owner_roles=owner_roles)
 
@@ -22,7 +28,7 @@ def conf_of(entry):
 
 
 def test_a_role_reads_the_owners_iceberg_tables_through_a_role_catalog():
-    plan = plan_of({"Partner_Catalog ": PARTNER_ROLE}, read("partner_catalog"))
+    plan = plan_of({"Partner_Catalog ": PARTNER_ROLE}, owner())
     entry = plan.tables['"partner_catalog"."sales"."orders"']
     catalog = entry["table"].split(".")[0].strip("`")
     assert catalog.startswith("dbt_cross_account_iceberg_999999999999_role_")
@@ -45,10 +51,10 @@ def test_a_role_reads_the_owners_iceberg_tables_through_a_role_catalog():
 
 
 def test_the_external_id_is_passed_and_gives_another_catalog():
-    plain = plan_of({"partner_catalog": PARTNER_ROLE}, read("partner_catalog"))
+    plain = plan_of({"partner_catalog": PARTNER_ROLE}, owner())
     with_id = plan_of(
         {"partner_catalog": {"role_arn": PARTNER_ROLE, "external_id": "partner-42"}},
-        read("partner_catalog"),
+        owner(),
     )
     entry = with_id.tables['"partner_catalog"."sales"."orders"']
     assert "partner-42" in conf_of(entry).values()
@@ -70,9 +76,7 @@ def test_a_catalog_mapped_to_null_reads_without_a_role():
 
 
 def test_two_owners_one_through_a_role_one_through_grants():
-    plan = plan_of(
-        {"partner_catalog": PARTNER_ROLE}, read("partner_catalog"), read("supplier_catalog")
-    )
+    plan = plan_of({"partner_catalog": PARTNER_ROLE}, owner(), read("supplier_catalog"))
     assert "role" in plan.tables['"partner_catalog"."sales"."orders"']
     supplier = plan.tables['"supplier_catalog"."sales"."orders"']
     assert supplier["table"] == "`777777777777/sales`.`orders`"
@@ -93,7 +97,7 @@ def test_two_owners_one_through_a_role_one_through_grants():
 )
 def test_a_bad_role_is_a_compile_error_naming_model_value_and_fix(value, expected):
     with pytest.raises(CrossAccountCatalogError) as caught:
-        plan_of({"partner_catalog": value}, read("partner_catalog"))
+        plan_of({"partner_catalog": value}, owner())
     text = str(caught.value)
     assert expected in text
     assert f"model '{MODEL}'" in text
@@ -102,7 +106,7 @@ def test_a_bad_role_is_a_compile_error_naming_model_value_and_fix(value, expecte
 
 def test_the_mapping_must_be_a_mapping():
     with pytest.raises(CrossAccountCatalogError, match="is not a mapping from catalog name"):
-        plan_of("arn:aws:iam::999999999999:role/dbt-reader", read("partner_catalog"))
+        plan_of("arn:aws:iam::999999999999:role/dbt-reader", owner())
 
 
 def test_a_hive_source_under_a_role_is_refused_at_compile_time():
@@ -116,10 +120,29 @@ def test_a_hive_source_under_a_role_is_refused_at_compile_time():
     )
 
 
+@pytest.mark.parametrize("meta", [None, " "])
+def test_a_source_that_names_no_format_under_a_role_is_refused_at_compile_time(meta):
+    with pytest.raises(CrossAccountCatalogError) as caught:
+        plan_of({"partner_catalog": PARTNER_ROLE}, read("partner_catalog", table_format=meta))
+    text = str(caught.value)
+    assert (
+        f"model '{MODEL}' reads source('partner_catalog', 'orders') of account 999999999999 "
+        f"through the role {PARTNER_ROLE}"
+    ) in text
+    assert "the source does not name the table's format" in text
+    assert "Nothing was submitted" in text
+    assert "Fix: in the source's YAML, set meta: {spark_table_format: iceberg}" in text
+
+
+def test_the_same_source_without_a_role_is_still_looked_up_in_spark():
+    plan = plan_of({"other_catalog": PARTNER_ROLE}, read("partner_catalog"))
+    assert plan.tables['"partner_catalog"."sales"."orders"']["detect"] is not None
+
+
 def test_runtime_errors_name_the_role():
     plan = plan_of(
         {"partner_catalog": {"role_arn": PARTNER_ROLE, "external_id": "ab"}},
-        read("partner_catalog"),
+        owner(),
     )
     rules = plan.tables['"partner_catalog"."sales"."orders"']["errors"]
     refused = next(

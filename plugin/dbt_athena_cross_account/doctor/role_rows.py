@@ -5,7 +5,8 @@ work group's execution role at all: Spark assumes the role and reads Glue and S3
 the doctor's checks as your own identity (metadata, data, format), whose fixes are grants
 to the execution role, do not apply to it; its ``role`` row says so, and the Spark probe
 (``{spark: true}``) reads it through the role. A role setting the run would refuse (not a
-role ARN, another account's role, a Hive source) FAILs here with the run's own message.
+role ARN, another account's role, a source whose meta names no format or Hive) FAILs here
+with the run's own message.
 Pure; no AWS call.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from dbt_athena_cross_account import roles
+from dbt_athena_cross_account import formats, roles
 from dbt_athena_cross_account.doctor.rows import Check, CheckedTable, ModelFacts
 from dbt_athena_cross_account.errors import FAIL, PASS, CrossAccountCatalogError
 
@@ -23,8 +24,26 @@ MIXED = "read through the role {role} by {models}, and as the execution role by 
 
 
 def _role_of(model: ModelFacts, ref: CheckedTable, owner: str) -> Optional[roles.OwnerRole]:
+    """The role ``model`` reads ``ref`` through (None: as the execution role); raises the
+    run's own error for a setting or a source format the run refuses."""
     mapping = roles.parse_roles(model.unique_id, model.roles)
-    return roles.role_for(model.unique_id, mapping, ref.catalog, owner)
+    role = roles.role_for(model.unique_id, mapping, ref.catalog, owner)
+    if role is not None:
+        named = formats.check_override(
+            model.unique_id, f"the table {ref.name}", dict(ref.formats).get(model.unique_id)
+        )
+        problem = {None: roles.FORMAT_NOT_NAMED, formats.HIVE: roles.HIVE_UNDER_ROLE}.get(named)
+        if problem:
+            raise CrossAccountCatalogError(
+                problem.format(
+                    model=model.unique_id,
+                    label=f"the table {ref.name}",
+                    account=owner,
+                    role_arn=role.role_arn,
+                    catalog=role.catalog,
+                )
+            )
+    return role
 
 
 def table_role_rows(

@@ -35,14 +35,17 @@ class Check:
 
 @dataclass
 class CheckedTable:
-    """A table the doctor checks: ``catalog.schema.table``, the models that read it, and
-    whether its S3 data is read with ``RequestPayer=requester``."""
+    """A table the doctor checks: ``catalog.schema.table``, the models that read it,
+    whether its S3 data is read with ``RequestPayer=requester``, and the format each model's
+    source names in its meta (``spark_table_format``; absent or None: none named)."""
 
     catalog: str
     schema: str
     table: str
     models: Tuple[str, ...] = ()
     requester_pays: bool = False
+    #: (model, the format its source's meta names): what a read through a role needs
+    formats: Tuple[Tuple[str, Any], ...] = ()
 
     @property
     def name(self) -> str:

@@ -60,6 +60,7 @@ def _checked_table(item: Any) -> CheckedTable:
             str(item["table"]),
             tuple(item.get("models") or ()),
             bool(item.get("requester_pays")),
+            tuple((item.get("formats") or {}).items()),
         )
     parts = split_table_name(str(item))
     if len(parts) != 3 or not all(p.strip() for p in parts):
@@ -78,6 +79,7 @@ def parse_tables(tables: Iterable[Any]) -> List[CheckedTable]:
         if key in refs:
             refs[key].models = tuple(dict.fromkeys(refs[key].models + ref.models))
             refs[key].requester_pays |= ref.requester_pays
+            refs[key].formats = tuple({**dict(refs[key].formats), **dict(ref.formats)}.items())
         else:
             refs[key] = ref
     return list(refs.values())

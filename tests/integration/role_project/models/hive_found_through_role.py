@@ -1,3 +1,4 @@
 def model(dbt, spark):
-    # the same Hive table without meta: the read through the role does not find it
+    # the Hive table, its source wrongly saying iceberg: the read through the role does not
+    # find it
     return dbt.source("owner", "customers")
