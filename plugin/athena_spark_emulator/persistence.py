@@ -7,7 +7,8 @@ it, ``DIR`` holds, between invocations:
   metadata, query results). It is also the warehouse directory Spark reads and writes, so
   a table's files are at its Glue location under ``DIR/s3/``;
 * ``DIR/emulator-state.json``: every account's Glue databases and tables, the Athena data
-  catalogs, the owners' grants, and which account owns each bucket;
+  catalogs, the owners' grants, the accounts' IAM roles (who may assume each), and which
+  account owns each bucket;
 * ``DIR/.lock``: held (``flock``) by the one emulator using ``DIR``; it names that process;
 * ``DIR/.deleted/<bucket>/<key>``: files of S3 objects deleted while a Glue table of the
   saved state still pointed at them (see below).
@@ -138,6 +139,10 @@ def snapshot(catalog: Catalog) -> Dict[str, Any]:
         "glue": _glue_state(),
         "data_catalogs": _data_catalogs(),
         "grants": {o: sorted(g) for o, g in list(catalog.grants.items())},
+        "roles": [
+            {"arn": r.arn, "trusts": list(r.trusts), "external_id": r.external_id}
+            for r in catalog.roles.all()
+        ],
         "buckets": _s3_buckets(),
     }
 
@@ -270,6 +275,9 @@ class Store:
         for owner, grantees in (state.get("grants") or {}).items():
             for grantee in grantees:
                 catalog.grant(owner, grantee)
+        for role in state.get("roles") or []:
+            account, _, name = role["arn"].split(":", 4)[4].partition(":role/")
+            catalog.roles.add(account, name, role.get("trusts") or [], role.get("external_id"))
         self._saved_locations = table_locations(state)
         return True
 

@@ -21,7 +21,7 @@ import re
 import threading
 import uuid
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 MAX_CHAINED_SECONDS = 3600
 MIN_SECONDS = 900
@@ -74,6 +74,11 @@ class Roles:
         with self._lock:
             self._roles[role.arn] = role
         return role
+
+    def all(self) -> List[Role]:
+        """Every role, by ARN (what --data-dir saves)."""
+        with self._lock:
+            return [self._roles[arn] for arn in sorted(self._roles)]
 
     def clear(self) -> None:
         with self._lock:

@@ -305,3 +305,19 @@ def test_a_state_file_that_is_not_one_is_named_at_start(tmp_path):
     (tmp_path / STATE_FILE).write_text('{"version": 1, "glue": {', "utf-8")
     with pytest.raises(EmulatorError, match=r"is not a state this emulator wrote \(Expecting"):
         persistence.Store(tmp_path).load(None)  # type: ignore[arg-type]
+
+
+def test_the_accounts_roles_are_kept_with_who_may_assume_them(tmp_path):
+    """A seed's roles (``accounts.<id>.roles``) survive a restart on the same directory:
+    without them every read through a role would be refused after it."""
+    from athena_spark_emulator.catalog import Catalog
+
+    before = Catalog(tmp_path / "a")
+    reader = before.roles.add("321321321321", "dbt-reader", ["arn:aws:iam::123:role/X"], "id-1")
+    other = before.roles.add("321321321321", "path/other", ["111111111111"])
+    (tmp_path / "state").mkdir()
+    persistence.save(before, tmp_path / "state")
+    after = Catalog(tmp_path / "b")
+    assert persistence.load(after, tmp_path / "state")
+    assert after.roles.all() == [reader, other]
+    assert after.roles.get(reader.arn) == reader
