@@ -34,6 +34,7 @@ from athena_spark_emulator.calculations import (
 from athena_spark_emulator.constants import EXECUTION_ROLE_ARN, REGION, STAGING_BUCKET
 from athena_spark_emulator.errors import AwsError, invalid_request
 from athena_spark_emulator.iceberg import SPARK_CLIENT, SPARK_CLIENT_HEADER
+from athena_spark_emulator.sts_roles import StsRefusal
 
 Answer = Union[str, Tuple[int, Dict[str, str], str]]
 
@@ -108,8 +109,36 @@ def _answer(backend: EmulatorBackend, response: Any, action: str) -> Optional[An
         route_glue_catalog_id(backend, response, action)
     if service == "athena" and action == "StartQueryExecution":
         check_sql_work_group(response)
+    if service == "sts" and action == "AssumeRole":
+        check_assume_role(backend, response)
     handler = ATHENA_ACTIONS.get(action) if service == "athena" else None
     return None if handler is None else handler(backend, response)
+
+
+def check_assume_role(backend: EmulatorBackend, response: Any) -> None:
+    """STS AssumeRole into a role of an account's seed (``accounts.<id>.roles``), as STS
+    decides it (``sts_roles.Roles.assume``: the trust, the external id, the hour of a
+    chained session): an :class:`AwsError` with STS's text when refused. moto grants any
+    AssumeRole; it still answers those allowed, and those into roles no seed names."""
+    params = request_params(response, False)
+    arn = str(params.get("RoleArn") or "")
+    if backend.catalog.roles.get(arn) is None:
+        return
+    caller = caller_arn(response)
+    try:
+        backend.catalog.roles.assume(
+            caller,
+            arn,
+            params.get("ExternalId"),
+            int(params.get("DurationSeconds") or 3600),
+            chained=":assumed-role/" in caller,
+        )
+    except StsRefusal as refusal:  # the Java SDK's text: STS's message inside it
+        text = str(refusal).split("StsException: ", 1)[-1].rsplit(" (Service: Sts", 1)[0]
+        denied = "is not authorized to perform" in text
+        raise AwsError(
+            "AccessDenied" if denied else "ValidationError", text, 403 if denied else 400
+        ) from None
 
 
 def from_spark_catalog(response: Any) -> bool:
