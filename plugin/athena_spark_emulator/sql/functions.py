@@ -224,9 +224,6 @@ def _no_lambda(node: exp.Expression) -> Optional[str]:
     return None
 
 
-same(exp.RegexpReplace, "regexp_replace", _no_lambda)
-
-
 def _join_check(node: exp.Expression) -> Optional[str]:
     kind = str(node.args.get("kind") or "").upper()
     if kind and kind not in ("INNER", "CROSS", "OUTER"):
@@ -371,8 +368,12 @@ CASTABLE = {
 }
 
 
+#: Athena types other modules cast to: {type: fn(cast node, value, source type, safe)}
+CAST_TARGETS: Dict[Any, Callable[..., exp.Expression]] = {}
+
+
 def _type_check(node: exp.Expression) -> Optional[str]:
-    if node.this not in CASTABLE:
+    if node.this not in CASTABLE and node.this not in CAST_TARGETS:
         return f"the type {node.sql('athena')}"
     if node.this == T.TIMESTAMP and node.expressions:
         precision = int(node.expressions[0].this.this)
@@ -492,6 +493,8 @@ def _cast(node: Any, safe: bool) -> exp.Expression:
     target = node.to
     value = node.this
     source = type_of(value)
+    if target.this in CAST_TARGETS:
+        return CAST_TARGETS[target.this](node, value, source, safe)
     if target.this == T.DECIMAL and not target.expressions:
         target = _bare_decimal(value)
     if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
@@ -921,11 +924,33 @@ def subscript(node: exp.Expression) -> exp.Expression:
             node.this,
             index,
         )
-    if (kind is None or kind.this != T.ARRAY) and not isinstance(node.this, exp.Array):
+    if kind is not None and kind.this == T.STRUCT:
+        return _row_field(node, kind, index)
+    if (
+        (kind is None or kind.this != T.ARRAY)
+        and not isinstance(node.this, exp.Array)
+        and not node.this.meta.get("athena_array")  # a lambda's array argument
+    ):
         raise Refused(
             f"the subscript {node.sql('athena')} (of a value whose type the emulator cannot tell)"
         )
     return node
+
+
+def _row_field(node: exp.Expression, kind: exp.DataType, index: exp.Expression) -> exp.Expression:
+    """``row[1]``: the row's first field (Trino counts from 1, the index a literal)."""
+    if not isinstance(node.this, (exp.Struct, exp.Cast, exp.TryCast)):
+        # only a row whose type sqlglot knew when parsing keeps Trino's 1-based index
+        raise Refused(f"the subscript {node.sql('athena')} of a row value")
+    fields = kind.expressions
+    number = int(index.this) if isinstance(index, exp.Literal) and not index.is_string else 0
+    if not 1 <= number <= len(fields):
+        raise Refused(f"the subscript {node.sql('athena')} of a row")
+    field = fields[number - 1]
+    name = field.name if isinstance(field, exp.ColumnDef) else f"field{number - 1}"
+    out = exp.Dot(this=node.this, expression=exp.to_identifier(name))
+    out.type = field.args.get("kind") if isinstance(field, exp.ColumnDef) else field
+    return out
 
 
 @rewrites(exp.Unnest, "unnest")
@@ -1157,6 +1182,15 @@ def _arrays_of_numbers(node: exp.Expression) -> None:
             raise Refused(f"{node.sql('athena')} (arrays only)")
 
 
+#: cosine_similarity of two maps (scalar_functions.py): fn(node, args, distance)
+COSINE_OF_MAPS: Optional[Callable[..., exp.Expression]] = None
+
+
+def _maps(node: exp.Expression) -> bool:
+    kinds = [type_of(arg) for arg in node.expressions]
+    return all(kind is not None and kind.this == T.MAP for kind in kinds)
+
+
 _DOT = "aggregate(zip_with(_0, _1, (x, y) -> CAST(x AS DOUBLE) * CAST(y AS DOUBLE)), 0D, (s, v) -> s + v)"
 _NORM = "sqrt(aggregate(transform(_{i}, x -> CAST(x AS DOUBLE) * CAST(x AS DOUBLE)), 0D, (s, v) -> s + v))"
 
@@ -1179,6 +1213,8 @@ def euclidean_distance(node: exp.Expression) -> exp.Expression:
 
 @rewrites("cosine_similarity", "cosine_similarity")
 def cosine_similarity(node: exp.Expression) -> exp.Expression:
+    if COSINE_OF_MAPS is not None and _maps(node):
+        return COSINE_OF_MAPS(node, list(node.expressions), False)
     _arrays_of_numbers(node)
     text = f"{_DOT} / ({_NORM.format(i=0)} * {_NORM.format(i=1)})"
     return spark(text, *node.expressions)
@@ -1280,12 +1316,26 @@ def typeof(node: exp.Expression) -> exp.Expression:
     kind = type_of(value)
     if isinstance(value, exp.Literal) and value.is_string:
         return exp.Literal.string(f"varchar({len(value.this)})")
-    if kind is None or _is_text(kind) or kind.this in (T.ARRAY, T.MAP, T.STRUCT):
+    name = athena_type_name(kind)
+    if name is None:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
+    return exp.Literal.string(name)
+
+
+def athena_type_name(kind: Optional[exp.DataType]) -> Optional[str]:
+    """The name typeof gives ``kind`` (None: the emulator cannot tell it)."""
+    if kind is None or _is_text(kind) or kind.this == T.STRUCT:
+        return None
     if is_decimal(kind):
         parts = decimal_parts(kind)
-        assert parts is not None
-        return exp.Literal.string(f"decimal({parts[0]},{parts[1]})")
+        return f"decimal({parts[0]},{parts[1]})" if parts is not None else None
+    if kind.this in (T.ARRAY, T.MAP):
+        inner = [
+            athena_type_name(k) if isinstance(k, exp.DataType) else None for k in kind.expressions
+        ]
+        if not inner or any(i is None for i in inner):
+            return None
+        return f"{'array' if kind.this == T.ARRAY else 'map'}({', '.join(inner)})"  # type: ignore[arg-type]
     names = {
         T.INT: "integer",
         T.BIGINT: "bigint",
@@ -1295,10 +1345,11 @@ def typeof(node: exp.Expression) -> exp.Expression:
         T.FLOAT: "real",
         T.BOOLEAN: "boolean",
         T.DATE: "date",
+        T.VARBINARY: "varbinary",
+        T.IPADDRESS: "ipaddress",
+        T.UUID: "uuid",
     }
-    if kind.this not in names:
-        raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
-    return exp.Literal.string(names[kind.this])
+    return names.get(kind.this)
 
 
 same(exp.ColumnDef, "row field type")  # the named fields of row(a integer, ...)

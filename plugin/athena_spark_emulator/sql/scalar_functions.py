@@ -4,12 +4,16 @@ Registered when the ``athena_spark_emulator.sql`` package is imported (its __ini
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Optional
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions import rewrites
-from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
+from athena_spark_emulator.sql import functions
+from athena_spark_emulator.sql.functions import Fails, Refused, rewrites
+from athena_spark_emulator.sql.spark_forms import spark, type_of
+from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
 
 
 @udf("luhn_check", "boolean")
@@ -34,3 +38,365 @@ def luhn_check(digits: Optional[str]) -> Optional[bool]:
 @rewrites("luhn_check", "luhn_check")
 def _luhn_check(node: exp.Expression) -> exp.Expression:
     return udf_call("luhn_check", *node.expressions)
+
+
+# ---- failures the emulator reports as NOT_SUPPORTED at run time ------------------------------
+class Unsupported(Exception):
+    """A value a UDF cannot answer as Athena would: the query fails NOT_SUPPORTED (``try``
+    does not turn it into NULL, as it is no failure of Athena's)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(
+            f"{ERROR_MARK}NOT_SUPPORTED: the Athena emulator cannot run {text}{ERROR_END}"
+        )
+
+
+def _typed(out: exp.Expression, kind: str) -> exp.Expression:
+    out.type = exp.DataType.build(kind)
+    return out
+
+
+def _literal_text(node: exp.Expression) -> Optional[str]:
+    return node.this if isinstance(node, exp.Literal) and node.is_string else None
+
+
+def _literal_int(node: exp.Expression) -> Optional[int]:
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return int(node.this)
+        except ValueError:
+            return None
+    if isinstance(node, exp.Neg):
+        inner = _literal_int(node.this)
+        return None if inner is None else -inner
+    return None
+
+
+# ---- literals -------------------------------------------------------------------------------
+@rewrites(exp.HexString, "varbinary literal")
+def _varbinary_literal(node: exp.Expression) -> exp.Expression:
+    """``X'0A'`` (syntax.parse has made Trino's integer ``0x0A`` a decimal number)."""
+    node.type = exp.DataType.build("varbinary")
+    return node
+
+
+def unicode_literal(text: str, escape: str = "\\") -> str:
+    """The value of Trino's ``U&'...'`` literal: ``\\XXXX`` (4 hex digits) and
+    ``\\+XXXXXX`` (6) are code points, ``\\\\`` the escape character itself."""
+    out = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char != escape:
+            out.append(char)
+            i += 1
+            continue
+        if text[i + 1 : i + 2] == escape:
+            out.append(escape)
+            i += 2
+            continue
+        if text[i + 1 : i + 2] == "+":
+            digits, i = text[i + 2 : i + 8], i + 8
+            size = 6
+        else:
+            digits, i = text[i + 1 : i + 5], i + 5
+            size = 4
+        if len(digits) != size or any(c not in "0123456789abcdefABCDEF" for c in digits):
+            raise ValueError(f"Incomplete escape sequence: {escape}{digits}")
+        point = int(digits, 16)
+        if point > 0x10FFFF or 0xD800 <= point <= 0xDFFF:
+            raise ValueError(f"Invalid escaped character: {escape}{digits}")
+        out.append(chr(point))
+    return "".join(out)
+
+
+@rewrites(exp.UnicodeString, "Unicode string literal (U&'...')")
+def _unicode_string(node: exp.Expression) -> exp.Expression:
+    escape_node = node.args.get("escape")
+    escape = "\\"
+    if isinstance(escape_node, exp.Expression):
+        escape = _literal_text(escape_node) or ""
+        if len(escape) != 1 or escape in "+'\"" or escape.isspace() or escape.isalnum():
+            raise Refused(f"the Unicode string literal {node.sql('athena')} (its UESCAPE)")
+    try:
+        value = unicode_literal(str(node.this), escape)
+    except ValueError as exc:
+        raise Refused(f"the Unicode string literal {node.sql('athena')} ({exc})") from None
+    return exp.Literal.string(value)
+
+
+# ---- strings --------------------------------------------------------------------------------
+@rewrites(exp.Split, "split")
+def _split(node: exp.Expression) -> exp.Expression:
+    """Trino's split: a literal delimiter (never a pattern); the limit is the most parts,
+    the last one the rest of the string."""
+    delimiter = _literal_text(node.expression)
+    if delimiter is None:
+        raise Refused(f"split with a delimiter that is not a literal ({node.sql('athena')})")
+    if delimiter == "":
+        raise Fails("INVALID_FUNCTION_ARGUMENT: The delimiter may not be the empty string")
+    pattern = exp.Literal.string(re.escape(delimiter))
+    limit = node.args.get("limit")
+    if limit is None:
+        return _typed(spark("split(_0, _1, -1)", node.this, pattern), "array(varchar)")
+    value = _literal_int(limit)
+    if value is not None and value <= 0:
+        raise Fails("INVALID_FUNCTION_ARGUMENT: Limit must be positive")
+    if value is not None and value > 2**31 - 1:
+        raise Fails("INVALID_FUNCTION_ARGUMENT: Limit is too large")
+    return _typed(
+        spark(
+            "CASE WHEN _2 <= 0 THEN raise_error('Limit must be positive') "
+            "WHEN _2 > 2147483647 THEN raise_error('Limit is too large') "
+            "ELSE split(_0, _1, CAST(_2 AS INT)) END",
+            node.this,
+            pattern,
+            limit,
+        ),
+        "array(varchar)",
+    )
+
+
+@udf("title_case", "string")
+def title_case(text: Optional[str]) -> Optional[str]:
+    """Trino's title_case: the first letter of each word upper case, the rest lower case.
+    Only for ASCII letters and spaces, where what a word is leaves no doubt."""
+    if text is None:
+        return None
+    if any(not (c == " " or (c.isascii() and c.isalpha())) for c in text):
+        raise Unsupported("title_case of text with characters other than ASCII letters and spaces")
+    return " ".join(word[:1].upper() + word[1:].lower() for word in text.split(" "))
+
+
+@rewrites("title_case", "title_case")
+def _title_case(node: exp.Expression) -> exp.Expression:
+    return _typed(udf_call("title_case", *node.expressions), "varchar")
+
+
+# ---- regular expressions ----------------------------------------------------------------------
+# Python's re agrees with Trino's (Java-syntax) patterns on the common constructs, with
+# re.ASCII (\d \w \s \b are ASCII in both); what may differ is refused.
+_REGEX_REFUSED = re.compile(r"\(\?|\\[pPZzhHQERXGKec0NAxV]|&&|\[:|\[\[|\{,|\$|\\[1-9]\d")
+
+
+def _pattern(node: exp.Expression, pattern: exp.Expression) -> exp.Expression:
+    text = _literal_text(pattern)
+    if text is None:
+        raise Refused(f"{node.sql('athena')} (a pattern that is not a literal)")
+    found = _REGEX_REFUSED.search(text)
+    if found:
+        raise Refused(f"{node.sql('athena')} (the pattern construct {found.group(0)})")
+    try:
+        re.compile(text, re.ASCII)
+    except re.error:
+        raise Refused(f"{node.sql('athena')} (its pattern)") from None
+    return pattern
+
+
+def _matches(string: str, pattern: str, start: int):  # type: ignore[no-untyped-def]
+    """Trino's successive matches from ``start`` (an empty match moves one character on)."""
+    compiled = re.compile(pattern, re.ASCII)
+    position = start
+    while position <= len(string):
+        found = compiled.search(string, position)
+        if found is None:
+            return
+        yield found
+        position = found.end() + 1 if found.end() == found.start() else found.end()
+
+
+@udf("regexp_position", "int")
+def regexp_position(
+    string: Optional[str],
+    pattern: Optional[str],
+    start: Optional[int] = 1,
+    occurrence: Optional[int] = 1,
+) -> Optional[int]:
+    """Trino's regexp_position: the 1-based position of the n-th match from ``start``,
+    -1 when there is none."""
+    if string is None or pattern is None or start is None or occurrence is None:
+        return None
+    if start < 1:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: start position cannot be smaller than 1")
+    if occurrence < 1:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: occurrence cannot be smaller than 1")
+    if start > len(string):
+        return -1
+    for count, found in enumerate(_matches(string, pattern, start - 1), start=1):
+        if count == occurrence:
+            return found.start() + 1
+    return -1
+
+
+@rewrites("regexp_position", "regexp_position")
+def _regexp_position(node: exp.Expression) -> exp.Expression:
+    args = list(node.expressions)
+    if not 2 <= len(args) <= 4:
+        raise Refused(f"{node.sql('athena')} (2 to 4 arguments)")
+    _pattern(node, args[1])
+    while len(args) < 4:
+        args.append(exp.Literal.number(1))
+    return _typed(udf_call("regexp_position", *args), "int")
+
+
+@udf("regexp_replace_groups", "string")
+def regexp_replace_groups(
+    string: Optional[str], pattern: Optional[str], replaced: Optional[list]
+) -> Optional[str]:
+    """``string`` with its successive matches of ``pattern`` replaced by ``replaced`` (the
+    lambda's value for each match, computed in Spark from :func:`regexp_groups`)."""
+    if string is None or pattern is None or replaced is None:
+        return None
+    out, last = [], 0
+    for found, value in zip(_matches(string, pattern, 0), replaced):
+        if value is None:
+            return None
+        out.append(string[last : found.start()])
+        out.append(value)
+        last = found.end()
+    out.append(string[last:])
+    return "".join(out)
+
+
+@udf("regexp_groups", "array<array<string>>")
+def regexp_groups(string: Optional[str], pattern: Optional[str]) -> Optional[list]:
+    """The capturing groups of each successive match (NULL for a group that took no part)."""
+    if string is None or pattern is None:
+        return None
+    return [list(found.groups()) for found in _matches(string, pattern, 0)]
+
+
+def _mark_groups(node: exp.Expression) -> Optional[str]:
+    """The lambda's argument of ``regexp_replace(s, p, x -> ...)`` is an array of the
+    match's groups: marked so that ``x[1]`` is read as an array subscript."""
+    replacement = node.args.get("replacement")
+    if isinstance(replacement, exp.Lambda) and len(replacement.expressions) == 1:
+        name = replacement.expressions[0].name
+        for ref in replacement.this.find_all(exp.Column, exp.Identifier):
+            if ref.name == name and not (isinstance(ref, exp.Column) and ref.table):
+                ref.meta["athena_array"] = True
+    return None
+
+
+@rewrites(exp.RegexpReplace, "regexp_replace", _mark_groups)
+def _regexp_replace(node: exp.Expression) -> exp.Expression:
+    replacement = node.args.get("replacement")
+    if not isinstance(replacement, exp.Lambda):
+        return node
+    if (
+        len(replacement.expressions) != 1
+        or node.args.get("position")
+        or node.args.get("occurrence")
+    ):
+        raise Refused(f"{node.sql('athena')} (a lambda of one argument only)")
+    pattern = _pattern(node, node.expression)
+    groups = udf_call("regexp_groups", node.this, pattern)
+    values = exp.Anonymous(this="transform", expressions=[groups, replacement])
+    return _typed(udf_call("regexp_replace_groups", node.this, pattern, values), "varchar")
+
+
+# ---- math -----------------------------------------------------------------------------------
+for _cls, _name in (
+    (exp.Cos, "cos"),
+    (exp.Sin, "sin"),
+    (exp.Tan, "tan"),
+    (exp.Acos, "acos"),
+    (exp.Asin, "asin"),
+    (exp.Atan, "atan"),
+    (exp.Atan2, "atan2"),
+    (exp.Cosh, "cosh"),
+    (exp.Sinh, "sinh"),
+    (exp.Tanh, "tanh"),
+):
+
+    def _double_function(node: exp.Expression) -> exp.Expression:
+        """Java's Math functions of doubles, in Spark as in Trino."""
+        return _typed(node, "double")
+
+    rewrites(_cls, _name)(_double_function)
+
+
+@rewrites("nan", "nan")
+def _nan(node: exp.Expression) -> exp.Expression:
+    return _typed(spark("CAST('NaN' AS DOUBLE)"), "double")
+
+
+@rewrites("infinity", "infinity")
+def _infinity(node: exp.Expression) -> exp.Expression:
+    return _typed(spark("CAST('Infinity' AS DOUBLE)"), "double")
+
+
+@rewrites("e", "e")
+def _e(node: exp.Expression) -> exp.Expression:
+    return _typed(spark("e()"), "double")
+
+
+@rewrites("is_finite", "is_finite")
+def _is_finite(node: exp.Expression) -> exp.Expression:
+    return _typed(
+        spark(
+            "NOT isnan(CAST(_0 AS DOUBLE)) AND abs(CAST(_0 AS DOUBLE)) <> CAST('Infinity' AS DOUBLE)",
+            *node.expressions,
+        ),
+        "boolean",
+    )
+
+
+@rewrites("is_infinite", "is_infinite")
+def _is_infinite(node: exp.Expression) -> exp.Expression:
+    return _typed(
+        spark("abs(CAST(_0 AS DOUBLE)) = CAST('Infinity' AS DOUBLE)", *node.expressions), "boolean"
+    )
+
+
+@udf("cosine_similarity_map", "double")
+def cosine_similarity_map(left: Optional[dict], right: Optional[dict]) -> Optional[float]:
+    """Trino's cosine_similarity of two map(varchar, double): NULL when a value is NULL."""
+    if left is None or right is None:
+        return None
+    norms = []
+    for side in (left, right):
+        norm = 0.0
+        for value in side.values():
+            if value is None:
+                return None
+            norm += value * value
+        norms.append(math.sqrt(norm))
+    dot = 0.0
+    for key, value in left.items():
+        if key in right:
+            dot += value * right[key]
+    try:
+        return dot / (norms[0] * norms[1])
+    except ZeroDivisionError:
+        return math.nan if dot == 0 else math.copysign(math.inf, dot)
+
+
+def _cosine(node: exp.Expression, args: list, distance: bool) -> exp.Expression:
+    kinds = [type_of(a) for a in args]
+    if all(k is not None and k.this == exp.DataType.Type.MAP for k in kinds):
+        for kind in kinds:
+            assert kind is not None
+            key = kind.expressions[0] if kind.expressions else None
+            if not isinstance(key, exp.DataType) or key.this not in (
+                exp.DataType.Type.VARCHAR,
+                exp.DataType.Type.TEXT,
+            ):
+                raise Refused(f"{node.sql('athena')} (maps with varchar keys only)")
+        maps = [spark("CAST(_0 AS MAP<STRING, DOUBLE>)", a) for a in args]
+        similarity = udf_call("cosine_similarity_map", *maps)
+        out = spark("1 - _0", similarity) if distance else similarity
+        return _typed(out, "double")
+    call_node = exp.Anonymous(
+        this="cosine_distance" if distance else "cosine_similarity", expressions=args
+    )
+    rewrite = functions.cosine_distance if distance else functions.cosine_similarity
+    return _typed(rewrite(call_node), "double")
+
+
+functions.COSINE_OF_MAPS = _cosine
+
+
+@rewrites(exp.CosineDistance, "cosine_distance")
+def _cosine_distance(node: exp.Expression) -> exp.Expression:
+    return _cosine(node, [node.this, node.expression], True)
