@@ -1317,6 +1317,10 @@ def typeof(node: exp.Expression) -> exp.Expression:
     if isinstance(value, exp.Literal) and value.is_string:
         return exp.Literal.string(f"varchar({len(value.this)})")
     name = athena_type_name(kind)
+    for array in value.find_all(exp.Array):  # sqlglot's element type only when all agree
+        names = {athena_type_name(type_of(e)) for e in array.expressions}
+        if len(names) > 1 or None in names:
+            name = None
     if name is None:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
     return exp.Literal.string(name)
