@@ -1313,17 +1313,41 @@ def extract(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.Typeof, "typeof")
 def typeof(node: exp.Expression) -> exp.Expression:
     value = node.this
-    kind = type_of(value)
-    if isinstance(value, exp.Literal) and value.is_string:
-        return exp.Literal.string(f"varchar({len(value.this)})")
-    name = athena_type_name(kind)
-    for array in value.find_all(exp.Array):  # sqlglot's element type only when all agree
-        names = {athena_type_name(type_of(e)) for e in array.expressions}
-        if len(names) > 1 or None in names:
-            name = None
+    name = _type_name_of(value)
     if name is None:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
     return exp.Literal.string(name)
+
+
+def _type_name_of(value: exp.Expression) -> Optional[str]:
+    """typeof(value): a string literal is varchar(its length); an array or map constructor
+    has its elements' type where they all agree (or are all varchar(n): the longest)."""
+    if isinstance(value, exp.Literal) and value.is_string:
+        return f"varchar({len(value.this)})"
+    if isinstance(value, exp.Array):
+        inner = _common_name([_type_name_of(e) for e in value.expressions])
+        return f"array({inner})" if inner else None
+    if isinstance(value, exp.Map):
+        keys, values = value.args.get("keys"), value.args.get("values")
+        if not (isinstance(keys, exp.Array) and isinstance(values, exp.Array)):
+            return None
+        key = _common_name([_type_name_of(e) for e in keys.expressions])
+        item = _common_name([_type_name_of(e) for e in values.expressions])
+        return f"map({key}, {item})" if key and item else None
+    if any(value.find_all(exp.Array, exp.Map)):
+        return None
+    return athena_type_name(type_of(value))
+
+
+def _common_name(names: list) -> Optional[str]:
+    if not names or None in names:
+        return None
+    if len(set(names)) == 1:
+        return str(names[0])
+    sizes = [re.fullmatch(r"varchar\((\d+)\)", n) for n in names]
+    if all(sizes):
+        return f"varchar({max(int(m.group(1)) for m in sizes if m)})"
+    return None
 
 
 def athena_type_name(kind: Optional[exp.DataType]) -> Optional[str]:
