@@ -1280,6 +1280,8 @@ def format_(node: exp.Expression) -> exp.Expression:
         literal = isinstance(arg, exp.Literal) and arg.is_string
         if not literal and not (is_integral(kind) or is_double(kind) or _is_text(kind)):
             raise Refused(f"{node.sql('athena')} (format of a value other than a number or text)")
+        if is_integral(kind):  # Trino formats every integer as a Java long (%x of -1)
+            arg.replace(spark("CAST(_0 AS BIGINT)", arg.copy()))
     return node
 
 

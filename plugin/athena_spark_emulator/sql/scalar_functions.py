@@ -4,15 +4,23 @@ Registered when the ``athena_spark_emulator.sql`` package is imported (its __ini
 
 from __future__ import annotations
 
+import decimal
+import ipaddress
 import math
 import re
-from typing import Optional
+from typing import Any, Optional
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql import functions
+from athena_spark_emulator.sql import functions, udfs
 from athena_spark_emulator.sql.functions import Fails, Refused, rewrites
-from athena_spark_emulator.sql.spark_forms import spark, type_of
+from athena_spark_emulator.sql.spark_forms import (
+    is_decimal,
+    is_double,
+    is_integral,
+    spark,
+    type_of,
+)
 from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
 
 
@@ -51,8 +59,15 @@ class Unsupported(Exception):
         )
 
 
+_OPAQUE = {"ipaddress": exp.DataType.Type.IPADDRESS, "uuid": exp.DataType.Type.UUID}
+
+
 def _typed(out: exp.Expression, kind: str) -> exp.Expression:
-    out.type = exp.DataType.build(kind)
+    """``out`` with the Athena type ``kind``."""
+    if kind in _OPAQUE:
+        out.type = exp.DataType(this=_OPAQUE[kind])
+    else:
+        out.type = exp.DataType.build(kind)
     return out
 
 
@@ -400,3 +415,272 @@ functions.COSINE_OF_MAPS = _cosine
 @rewrites(exp.CosineDistance, "cosine_distance")
 def _cosine_distance(node: exp.Expression) -> exp.Expression:
     return _cosine(node, [node.this, node.expression], True)
+
+
+# ---- conversion -----------------------------------------------------------------------------
+_DATA_SIZE_UNITS = {
+    "B": 0,
+    "kB": 10,
+    "MB": 20,
+    "GB": 30,
+    "TB": 40,
+    "PB": 50,
+    "EB": 60,
+    "ZB": 70,
+    "YB": 80,
+}
+
+
+@udf("parse_data_size", "decimal(38,0)")
+def parse_data_size(text: Optional[str]) -> Optional[decimal.Decimal]:
+    """Trino's parse_data_size: ``2.3MB`` is 2411724 bytes (the fraction dropped)."""
+    if text is None:
+        return None
+    length = 0
+    while length < len(text) and (text[length] in "0123456789." or text[length].isdigit()):
+        length += 1
+    unit = _DATA_SIZE_UNITS.get(text[length:])
+    number = text[:length]
+    if not number or unit is None or not re.fullmatch(r"\d+\.?\d*|\.\d+", number):
+        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Invalid data size: '{text}'")
+    value = int(decimal.Decimal(number) * (2**unit))
+    if abs(value) >= 10**38:
+        raise AthenaError(f"NUMERIC_VALUE_OUT_OF_RANGE: Value out of range: '{text}' ('{value}B')")
+    return decimal.Decimal(value)
+
+
+@rewrites("parse_data_size", "parse_data_size")
+def _parse_data_size(node: exp.Expression) -> exp.Expression:
+    return _typed(udf_call("parse_data_size", *node.expressions), "decimal(38,0)")
+
+
+def _java_half_up(value: float, digits: int) -> str:
+    """Java's DecimalFormat("#.##") (HALF_UP, of the double's exact value) for ``digits``."""
+    rounded = decimal.Decimal(value).quantize(
+        decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP
+    )
+    text = f"{rounded:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if text in ("-0", "0") and value < 0:
+        return "-0"
+    return text
+
+
+@udf("format_number", "string")
+def format_number(value: Any) -> Optional[str]:
+    """Trino's format_number: 123456 is 123K, 1000000 is 1M (three significant digits)."""
+    if value is None:
+        return None
+    if isinstance(value, float):  # a double: Java's (long) cast
+        if math.isnan(value):
+            count = 0
+        else:
+            count = (
+                int(max(min(value, 2**63 - 1), -(2**63)))
+                if math.isfinite(value)
+                else (2**63 - 1 if value > 0 else -(2**63))
+            )
+    else:
+        count = int(value)
+    fractional = float(count)
+    unit = ""
+    for symbol in "KMBTQ":
+        if fractional >= 1000 or fractional <= -1000:
+            fractional /= 1000
+            unit = symbol
+    digits = 2 if fractional < 10 else (1 if fractional < 100 else 0)
+    return _java_half_up(fractional, digits) + unit
+
+
+@rewrites("format_number", "format_number")
+def _format_number(node: exp.Expression) -> exp.Expression:
+    [value] = node.expressions
+    kind = type_of(value)
+    if is_integral(kind):
+        arg = spark("CAST(_0 AS BIGINT)", value)
+    elif is_double(kind) or is_decimal(kind):
+        arg = spark("CAST(_0 AS DOUBLE)", value)
+    else:
+        raise Refused(f"{node.sql('athena')} (of a value other than a number)")
+    return _typed(udf_call("format_number", arg), "varchar")
+
+
+# ---- ipaddress and uuid: Spark strings in Athena's text ----------------------------------------
+# An IPADDRESS value is its text as Athena prints it (IPv4 dotted, IPv6 in RFC 5952 form), a
+# UUID its lower-case text: equal values have equal text. Their order is not the text's:
+# ordering them is refused where the emulator can see their type.
+T = exp.DataType.Type
+
+
+def ip_text(text: str) -> Optional[str]:
+    """Athena's text of the IP address ``text`` (None: not an address Trino reads)."""
+    if not text or "%" in text or not text.isascii() or text.strip() != text:
+        return None
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return address.compressed
+
+
+@udf("ipaddress", "string")
+def to_ipaddress(text: Optional[str]) -> Optional[str]:
+    if text is None:
+        return None
+    found = ip_text(text)
+    if found is None:
+        raise AthenaError(f"INVALID_CAST_ARGUMENT: Cannot cast value to IPADDRESS: {text}")
+    return found
+
+
+def _ip_bytes(text: str) -> bytes:
+    """The bytes Java's InetAddress holds: 4 for IPv4 (and IPv4-mapped IPv6), else 16."""
+    address = ipaddress.ip_address(text)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.packed
+
+
+@udf("ip_contains", "boolean")
+def ip_contains(network: Optional[str], address: Optional[str]) -> Optional[bool]:
+    """Trino's contains(cidr, ipaddress)."""
+    if network is None or address is None:
+        return None
+    if "/" not in network:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: Invalid CIDR")
+    base_text, prefix_text = network.split("/", 1)
+    if ip_text(base_text) is None:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: Invalid network IP address")
+    base = _ip_bytes(base_text)
+    if not re.fullmatch(r"[+-]?[0-9]+", prefix_text):
+        raise Unsupported(f"contains with the CIDR {network!r} (its prefix length)")
+    prefix = int(prefix_text)
+    if prefix < 0:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: Invalid prefix length")
+    bits = len(base) * 8
+    if prefix > bits:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: Prefix length exceeds address length")
+    if len(base) == 4 and int.from_bytes(base, "big") & (0xFFFFFFFF >> prefix):
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: Invalid CIDR")
+    value = _ip_bytes(address)
+    if len(value) != len(base):
+        return False
+    shift = bits - prefix
+    return int.from_bytes(base, "big") >> shift == int.from_bytes(value, "big") >> shift
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+@udf("uuid", "string")
+def to_uuid(text: Optional[str]) -> Optional[str]:
+    if text is None:
+        return None
+    if not _UUID.fullmatch(text):
+        raise Unsupported(f"the cast of {text!r} to UUID (not a UUID in its 8-4-4-4-12 form)")
+    return text.lower()
+
+
+def _text_source(node: exp.Expression, value: exp.Expression, source: Any) -> bool:
+    literal = isinstance(value, exp.Literal) and value.is_string
+    if literal or functions._is_text(source):
+        return True
+    if isinstance(value, exp.Null):
+        return False
+    raise Refused(f"{node.sql('athena')} (a cast of a value other than varchar)")
+
+
+def _opaque_cast(node: Any, value: exp.Expression, source: Any, safe: bool) -> exp.Expression:
+    target = node.to.this
+    if source is not None and source.this == target:
+        return _typed(value, "ipaddress" if target == T.IPADDRESS else "uuid")
+    kind = "ipaddress" if target == T.IPADDRESS else "uuid"
+    if isinstance(value, exp.Null) or not _text_source(node, value, source):
+        return _typed(spark("CAST(NULL AS STRING)"), kind)
+    text = _literal_text(value)
+    if text is not None:
+        known = (
+            ip_text(text)
+            if kind == "ipaddress"
+            else (text.lower() if _UUID.fullmatch(text) else None)
+        )
+        if known is not None:
+            return _typed(spark("CAST(_0 AS STRING)", exp.Literal.string(known)), kind)
+    out = udf_call(kind, value)
+    return _typed(udfs.try_form(out) if safe else out, kind)
+
+
+functions.CAST_TARGETS[T.IPADDRESS] = _opaque_cast
+functions.CAST_TARGETS[T.UUID] = _opaque_cast
+
+
+@rewrites(exp.Uuid, "uuid")
+def _uuid(node: exp.Expression) -> exp.Expression:
+    return _typed(spark("uuid()"), "uuid")
+
+
+def _opaque(node: Optional[exp.Expression]) -> bool:
+    kind = type_of(node) if isinstance(node, exp.Expression) else None
+    return kind is not None and kind.this in (T.IPADDRESS, T.UUID)
+
+
+def _refuse_ordering(cls: type) -> None:
+    """Wrap the table's entry of ``cls`` (an ordering of values): refused for ipaddress and
+    uuid values, whose order is not their text's."""
+    entry = functions.TABLE.entries[cls]
+
+    def rewrite(node: exp.Expression) -> exp.Expression:
+        args = [node.this, node.args.get("expression"), *node.expressions]
+        if any(_opaque(a) for a in args):
+            raise Refused(f"{node.sql('athena')} (ordering ipaddress or uuid values)")
+        return entry.rewrite(node) if entry.rewrite is not None else node
+
+    functions.TABLE.entries[cls] = functions.Entry(entry.name, rewrite, entry.check)
+
+
+for _cls in (
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.Between,
+    exp.Greatest,
+    exp.Least,
+    exp.Min,
+    exp.Max,
+    exp.ArgMax,
+    exp.ArgMin,
+    exp.Ordered,
+    exp.ArraySort,
+    exp.ArrayMax,
+    exp.ArrayMin,
+):
+    _refuse_ordering(_cls)
+
+
+def _ip_contains(node: exp.Expression) -> Optional[exp.Expression]:
+    """contains(varchar, ipaddress) (sqlglot reads contains as an array's)."""
+    network, address = node.this, node.expression
+    if not (_literal_text(network) is not None or functions._is_text(type_of(network))):
+        return None
+    if not _opaque(address):
+        raise Refused(f"{node.sql('athena')} (contains of a varchar and a value not an ipaddress)")
+    return _typed(udf_call("ip_contains", network, address), "boolean")
+
+
+def _contains_of_ip(cls: type) -> None:
+    entry = functions.TABLE.entries[cls]
+
+    def rewrite(node: exp.Expression) -> exp.Expression:
+        found = _ip_contains(node)
+        if found is not None:
+            return found
+        return entry.rewrite(node) if entry.rewrite is not None else node
+
+    functions.TABLE.entries[cls] = functions.Entry(entry.name, rewrite, entry.check)
+
+
+_contains_of_ip(exp.ArrayContains)
