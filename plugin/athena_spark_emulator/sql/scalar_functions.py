@@ -4,6 +4,7 @@ Registered when the ``athena_spark_emulator.sql`` package is imported (its __ini
 
 from __future__ import annotations
 
+import base64
 import decimal
 import ipaddress
 import math
@@ -684,3 +685,151 @@ def _contains_of_ip(cls: type) -> None:
 
 
 _contains_of_ip(exp.ArrayContains)
+
+
+# ---- machine learning -------------------------------------------------------------------------
+@rewrites("features", "features")
+def _features(node: exp.Expression) -> exp.Expression:
+    """Trino's features(x, ...): map(bigint, double) of the arguments by position."""
+    args = list(node.expressions)
+    if not 1 <= len(args) <= 10:
+        raise Refused(f"{node.sql('athena')} (1 to 10 arguments)")
+    for arg in args:
+        kind = type_of(arg)
+        if not (is_integral(kind) or is_double(kind) or is_decimal(kind)):
+            raise Refused(f"{node.sql('athena')} (of a value other than a number)")
+    nulls = " OR ".join(f"_{i} IS NULL" for i in range(len(args)))
+    pairs = ", ".join(f"CAST({i} AS BIGINT), CAST(_{i} AS DOUBLE)" for i in range(len(args)))
+    return _typed(
+        spark(f"CASE WHEN {nulls} THEN NULL ELSE map({pairs}) END", *args), "map(bigint, double)"
+    )
+
+
+# ---- binary -----------------------------------------------------------------------------------
+@udf("from_utf8", "string")
+def from_utf8(data: Optional[bytes], replacement: Any = None) -> Optional[str]:
+    """Trino's from_utf8 of valid UTF-8 (how Trino replaces invalid bytes is not followed:
+    refused)."""
+    if data is None:
+        return None
+    if isinstance(replacement, str) and len(replacement) > 1:
+        raise Unsupported("from_utf8 with a replacement of more than one character")
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError:
+        raise Unsupported("from_utf8 of bytes that are not valid UTF-8") from None
+
+
+@rewrites(exp.Decode, "from_utf8")
+def _from_utf8(node: exp.Expression) -> exp.Expression:
+    charset = _literal_text(node.args.get("charset") or exp.Null())
+    if (charset or "").lower() not in ("utf-8", "utf8"):
+        raise Refused(f"{node.sql('athena')} (a charset other than UTF-8)")
+    kind = type_of(node.this)
+    if not (
+        isinstance(node.this, exp.HexString)
+        or (kind is not None and kind.this in (T.VARBINARY, T.BINARY))
+    ):
+        raise Refused(f"{node.sql('athena')} (of a value other than varbinary)")
+    args = [node.this]
+    if node.args.get("replace") is not None:
+        args.append(node.args["replace"])
+    return _typed(udf_call("from_utf8", *args), "varchar")
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+@udf("from_base64", "binary")
+def from_base64(text: Optional[str]) -> Optional[bytes]:
+    """Trino's from_base64 (Java's basic decoder: the padding may be left out)."""
+    if text is None:
+        return None
+    if not _BASE64.fullmatch(text) or "=" in text.rstrip("="):
+        raise AthenaError(
+            "INVALID_FUNCTION_ARGUMENT: Illegal base64 character or padding in the input"
+        )
+    body = text.rstrip("=")
+    if len(body) % 4 == 1 or ("=" in text and len(text) % 4):
+        raise AthenaError(
+            "INVALID_FUNCTION_ARGUMENT: Last unit does not have enough valid bits"
+            if len(body) % 4 == 1
+            else "INVALID_FUNCTION_ARGUMENT: Input byte array has wrong 4-byte ending unit"
+        )
+    return base64.b64decode(body + "=" * (-len(body) % 4))
+
+
+@rewrites(exp.FromBase64, "from_base64")
+def _from_base64(node: exp.Expression) -> exp.Expression:
+    literal = _literal_text(node.this) is not None
+    if not (literal or functions._is_text(type_of(node.this))):
+        raise Refused(f"{node.sql('athena')} (of a value other than varchar)")
+    return _typed(udf_call("from_base64", node.this), "varbinary")
+
+
+_MASK = 2**64 - 1
+
+
+def _rotl(value: int, bits: int) -> int:
+    return ((value << bits) | (value >> (64 - bits))) & _MASK
+
+
+def _fmix(value: int) -> int:
+    value ^= value >> 33
+    value = (value * 0xFF51AFD7ED558CCD) & _MASK
+    value ^= value >> 33
+    value = (value * 0xC4CEB9FE1A85EC53) & _MASK
+    value ^= value >> 33
+    return value
+
+
+def murmur3_128(data: bytes, seed: int = 0) -> bytes:
+    """MurmurHash3 x64 128-bit of ``data`` (h1 then h2, little-endian), as Trino's murmur3."""
+    c1, c2 = 0x87C37B91114253D5, 0x4CF5AD432745937F
+    h1 = h2 = seed & _MASK
+    blocks = len(data) // 16
+    for i in range(blocks):
+        k1 = int.from_bytes(data[i * 16 : i * 16 + 8], "little")
+        k2 = int.from_bytes(data[i * 16 + 8 : i * 16 + 16], "little")
+        k1 = (_rotl((k1 * c1) & _MASK, 31) * c2) & _MASK
+        h1 ^= k1
+        h1 = (_rotl(h1, 27) + h2) & _MASK
+        h1 = (h1 * 5 + 0x52DCE729) & _MASK
+        k2 = (_rotl((k2 * c2) & _MASK, 33) * c1) & _MASK
+        h2 ^= k2
+        h2 = (_rotl(h2, 31) + h1) & _MASK
+        h2 = (h2 * 5 + 0x38495AB5) & _MASK
+    tail = data[blocks * 16 :]
+    k1 = int.from_bytes(tail[:8], "little") if tail else 0
+    k2 = int.from_bytes(tail[8:16], "little") if len(tail) > 8 else 0
+    if len(tail) > 8:
+        k2 = (_rotl((k2 * c2) & _MASK, 33) * c1) & _MASK
+        h2 ^= k2
+    if tail:
+        k1 = (_rotl((k1 * c1) & _MASK, 31) * c2) & _MASK
+        h1 ^= k1
+    h1 ^= len(data)
+    h2 ^= len(data)
+    h1 = (h1 + h2) & _MASK
+    h2 = (h2 + h1) & _MASK
+    h1, h2 = _fmix(h1), _fmix(h2)
+    h1 = (h1 + h2) & _MASK
+    h2 = (h2 + h1) & _MASK
+    return h1.to_bytes(8, "little") + h2.to_bytes(8, "little")
+
+
+@udf("murmur3", "binary")
+def murmur3(data: Optional[bytes]) -> Optional[bytes]:
+    return None if data is None else murmur3_128(bytes(data))
+
+
+@rewrites("murmur3", "murmur3")
+def _murmur3(node: exp.Expression) -> exp.Expression:
+    [value] = node.expressions
+    kind = type_of(value)
+    if not (
+        isinstance(value, exp.HexString)
+        or (kind is not None and kind.this in (T.VARBINARY, T.BINARY))
+    ):
+        raise Refused(f"{node.sql('athena')} (of a value other than varbinary)")
+    return _typed(udf_call("murmur3", value), "varbinary")
