@@ -1273,8 +1273,14 @@ same(exp.Escape, "like ... escape")
 same(exp.Like, "like", _like_check)
 
 
+#: format() with a decimal argument (scalar_functions.py: Spark's format has no decimals)
+FORMAT_OF_DECIMALS: Optional[Callable[[exp.Expression], exp.Expression]] = None
+
+
 @rewrites(exp.Format, "format")
 def format_(node: exp.Expression) -> exp.Expression:
+    if FORMAT_OF_DECIMALS is not None and any(is_decimal(type_of(a)) for a in node.expressions):
+        return FORMAT_OF_DECIMALS(node)
     for arg in node.expressions:
         kind = type_of(arg)
         literal = isinstance(arg, exp.Literal) and arg.is_string

@@ -833,3 +833,98 @@ def _murmur3(node: exp.Expression) -> exp.Expression:
     ):
         raise Refused(f"{node.sql('athena')} (of a value other than varbinary)")
     return _typed(udf_call("murmur3", value), "varbinary")
+
+
+# ---- format() with decimals: Java's Formatter for %s %d %f (Spark's has no BigDecimal) ---------
+_SPECIFIER = re.compile(r"%(\d+\$)?([-#+ 0,(<]*)(\d+)?(\.\d+)?([a-zA-Z%])")
+
+
+def _pad(text: str, flags: str, width: Optional[int]) -> str:
+    if width is None:
+        return text
+    return text.ljust(width) if "-" in flags else text.rjust(width)
+
+
+def _number_spec(flags: str, width: Optional[int], precision: Optional[int], conv: str) -> str:
+    if set(flags) - set("-+ 0,") or (("-" in flags or "0" in flags) and width is None):
+        raise Unsupported(f"format with the flags {flags!r}")
+    if ("-" in flags and "0" in flags) or ("+" in flags and " " in flags):
+        raise Unsupported(f"format with the flags {flags!r}")
+    if "0" in flags and "," in flags:
+        raise Unsupported("format with both the flags 0 and ,")
+    sign = "+" if "+" in flags else (" " if " " in flags else "-")
+    spec = ("<" if "-" in flags else "") + sign + ("0" if "0" in flags else "")
+    spec += str(width or "") + ("," if "," in flags else "")
+    return spec + (f".{precision}f" if conv == "f" else "d")
+
+
+def java_format(fmt: str, values: tuple) -> str:
+    """``fmt`` filled as Java's String.format does, for %s (text, integers, decimals), %d
+    (integers), %f (decimals), %% and %n; anything else is refused."""
+    out, last, ordinary = [], 0, [0]
+    for found in _SPECIFIER.finditer(fmt):
+        out.append(fmt[last : found.start()])
+        last = found.end()
+        out.append(_specifier(found, values, ordinary))
+    out.append(fmt[last:])
+    return "".join(out)
+
+
+def _specifier(found: re.Match, values: tuple, ordinary: list) -> str:
+    index, flags, width_text, precision_text, conv = found.groups()
+    width = int(width_text) if width_text else None
+    precision = int(precision_text[1:]) if precision_text else None
+    if conv in "%n":
+        if index or flags or width_text or precision_text:
+            raise Unsupported(f"format with the specifier {found.group(0)}")
+        return "%" if conv == "%" else "\n"
+    if "<" in flags or conv not in "sdf":
+        raise Unsupported(f"format with the specifier {found.group(0)}")
+    if index:
+        position = int(index[:-1]) - 1
+    else:
+        position = ordinary[0]
+        ordinary[0] += 1
+    if not 0 <= position < len(values):
+        raise Unsupported(f"format with the specifier {found.group(0)} (no such argument)")
+    value = values[position]
+    if conv == "s" or value is None:
+        if set(flags) - {"-"} or ("-" in flags and width is None):
+            raise Unsupported(f"format with the specifier {found.group(0)}")
+        text = "null" if value is None else str(value)
+        return _pad(text[:precision] if precision is not None else text, flags, width)
+    integral = isinstance(value, int) and not isinstance(value, bool)
+    if conv == "d" and integral and precision is None:
+        return format(value, _number_spec(flags, width, None, "d"))
+    if conv == "f" and isinstance(value, decimal.Decimal):
+        digits = 6 if precision is None else precision
+        rounded = value.quantize(decimal.Decimal(1).scaleb(-digits), decimal.ROUND_HALF_UP)
+        return format(rounded, _number_spec(flags, width, digits, "f"))
+    raise Unsupported(f"format with the specifier {found.group(0)} of {type(value).__name__}")
+
+
+@udf("format", "string")
+def format_values(fmt: Optional[str], *values: Any) -> Optional[str]:
+    if fmt is None:
+        return None
+    stray = _SPECIFIER.sub("", fmt)
+    if "%" in stray:
+        raise Unsupported(f"format with the format string {fmt!r}")
+    return java_format(fmt, values)
+
+
+def _format_decimals(node: exp.Expression) -> exp.Expression:
+    for arg in node.expressions:
+        kind = type_of(arg)
+        literal = _literal_text(arg) is not None
+        if not (literal or is_integral(kind) or is_decimal(kind) or functions._is_text(kind)):
+            raise Refused(
+                f"{node.sql('athena')} (format of a decimal with a value other than a decimal, integer or text)"
+            )
+    values = [
+        spark("CAST(_0 AS BIGINT)", a) if is_integral(type_of(a)) else a for a in node.expressions
+    ]
+    return _typed(udf_call("format", node.this, *values), "varchar")
+
+
+functions.FORMAT_OF_DECIMALS = _format_decimals
