@@ -464,6 +464,9 @@ def _text_cast(
     node: Any, value: exp.Expression, source: Any, target: exp.DataType, safe: bool
 ) -> Optional[exp.Expression]:
     """A cast to varchar/char where Spark's text differs from Athena's (None: it does not)."""
+    typed = _typed_text_literal(node, value, target) if not target.expressions else None
+    if typed is not None:
+        return typed
     if is_timestamp(source):  # Athena writes the type's fractional digits, 3 at least
         digits = 3
         if source is not None and source.expressions:
@@ -487,6 +490,22 @@ def _timestamp_target(
         raise Refused(f"{node.sql('athena')} (timestamp(3) and timestamp(6) only)")
     rounded = _rounded_timestamp(node, value, source, target)
     return rounded if rounded is not None else exp.DataType.build("timestamp")
+
+
+def _typed_text_literal(
+    node: Any, value: exp.Expression, target: exp.DataType
+) -> Optional[exp.Expression]:
+    """A typed literal (sqlglot's Cast without CAST's arguments): CHAR 'abc' is char(3),
+    VARCHAR 'abc' varchar(3) (None: not one)."""
+    if target.this == T.TEXT:
+        return None
+    if "safe" in node.args or not (isinstance(value, exp.Literal) and value.is_string):
+        if target.this == T.CHAR:  # CAST(x AS CHAR) is char(1)
+            target.set("expressions", [exp.DataTypeParam(this=exp.Literal.number(1))])
+        return None
+    out = spark("CAST(_0 AS STRING)", value)
+    out.type = exp.DataType.build(f"{target.this.value.lower()}({len(value.this)})")
+    return out
 
 
 def _cast(node: Any, safe: bool) -> exp.Expression:
@@ -1344,7 +1363,11 @@ def _type_name_of(value: exp.Expression) -> Optional[str]:
         return f"map({key}, {item})" if key and item else None
     if any(value.find_all(exp.Array, exp.Map)):
         return None
-    return athena_type_name(type_of(value))
+    kind = type_of(value)
+    cast_to_varchar = isinstance(value, exp.Cast) and kind is not None and kind.this == T.VARCHAR
+    if cast_to_varchar and kind is not None and not kind.expressions:  # CAST(x AS VARCHAR)
+        return "varchar"
+    return athena_type_name(kind)
 
 
 def _common_name(names: list) -> Optional[str]:
@@ -1360,6 +1383,10 @@ def _common_name(names: list) -> Optional[str]:
 
 def athena_type_name(kind: Optional[exp.DataType]) -> Optional[str]:
     """The name typeof gives ``kind`` (None: the emulator cannot tell it)."""
+    if _is_text(kind) and kind is not None and kind.expressions and kind.this != T.TEXT:
+        size = kind.expressions[0]
+        number = size.this.this if isinstance(size, exp.DataTypeParam) else None
+        return f"{kind.this.value.lower()}({number})" if number is not None else None
     if kind is None or _is_text(kind) or kind.this == T.STRUCT:
         return None
     if is_decimal(kind):
