@@ -312,6 +312,7 @@ def _regexp_replace(node: exp.Expression) -> exp.Expression:
 
 
 # ---- math -----------------------------------------------------------------------------------
+_cls: Any
 for _cls, _name in (
     (exp.Cos, "cos"),
     (exp.Sin, "sin"),
