@@ -193,3 +193,15 @@ def test_uuid_text():
     )
     with pytest.raises(sf.Unsupported):
         sf.to_uuid("12151fd27586")
+
+
+def test_format_of_dates_is_javas_in_english():
+    import datetime
+
+    day = datetime.date(2006, 7, 4)
+    assert sf.format_values("%1$tA, %1$tB %1$te, %1$tY", day) == "Tuesday, July 4, 2006"
+    assert sf.format_values("%tF|%TB|%-9ta|%s", day, day, day, day) == (
+        "2006-07-04|JULY|Tue      |2006-07-04"
+    )
+    with pytest.raises(sf.Unsupported):
+        sf.format_values("%tH", day)  # a time field of a date: Java fails

@@ -1292,13 +1292,15 @@ same(exp.Escape, "like ... escape")
 same(exp.Like, "like", _like_check)
 
 
-#: format() with a decimal argument (scalar_functions.py: Spark's format has no decimals)
+#: format() with a decimal or date argument (scalar_functions.py: Spark's format_string
+#: has neither a BigDecimal nor a LocalDate)
 FORMAT_OF_DECIMALS: Optional[Callable[[exp.Expression], exp.Expression]] = None
 
 
 @rewrites(exp.Format, "format")
 def format_(node: exp.Expression) -> exp.Expression:
-    if FORMAT_OF_DECIMALS is not None and any(is_decimal(type_of(a)) for a in node.expressions):
+    kinds = [type_of(a) for a in node.expressions]
+    if FORMAT_OF_DECIMALS is not None and any(is_decimal(k) or is_date(k) for k in kinds):
         return FORMAT_OF_DECIMALS(node)
     for arg in node.expressions:
         kind = type_of(arg)

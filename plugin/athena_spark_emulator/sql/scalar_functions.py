@@ -5,17 +5,19 @@ Registered when the ``athena_spark_emulator.sql`` package is imported (its __ini
 from __future__ import annotations
 
 import base64
+import datetime
 import decimal
 import ipaddress
 import math
 import re
-from typing import Any, Optional
+from typing import Any, Callable, Dict, Optional
 
 from sqlglot import exp
 
 from athena_spark_emulator.sql import functions, udfs
 from athena_spark_emulator.sql.functions import Fails, Refused, rewrites
 from athena_spark_emulator.sql.spark_forms import (
+    is_date,
     is_decimal,
     is_double,
     is_integral,
@@ -837,7 +839,54 @@ def _murmur3(node: exp.Expression) -> exp.Expression:
 
 
 # ---- format() with decimals: Java's Formatter for %s %d %f (Spark's has no BigDecimal) ---------
-_SPECIFIER = re.compile(r"%(\d+\$)?([-#+ 0,(<]*)(\d+)?(\.\d+)?([a-zA-Z%])")
+_SPECIFIER = re.compile(r"%(\d+\$)?([-#+ 0,(<]*)(\d+)?(\.\d+)?([tT][a-zA-Z]|[a-zA-Z%])")
+_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+_DATE_PARTS: Dict[str, Callable[[datetime.date], str]] = {
+    "A": lambda d: _DAYS[d.weekday()],
+    "a": lambda d: _DAYS[d.weekday()][:3],
+    "B": lambda d: _MONTHS[d.month - 1],
+    "b": lambda d: _MONTHS[d.month - 1][:3],
+    "h": lambda d: _MONTHS[d.month - 1][:3],
+    "C": lambda d: f"{d.year // 100:02d}",
+    "Y": lambda d: f"{d.year:04d}",
+    "y": lambda d: f"{d.year % 100:02d}",
+    "j": lambda d: f"{d.timetuple().tm_yday:03d}",
+    "m": lambda d: f"{d.month:02d}",
+    "d": lambda d: f"{d.day:02d}",
+    "e": lambda d: str(d.day),
+    "D": lambda d: f"{d.month:02d}/{d.day:02d}/{d.year % 100:02d}",
+    "F": lambda d: f"{d.year:04d}-{d.month:02d}-{d.day:02d}",
+}
+
+
+def _date_part(found: re.Match, value: Any, flags: str, width: Optional[int]) -> str:
+    """Java's %t conversions of a LocalDate (Trino's date), in English."""
+    conv = found.group(5)
+    part = _DATE_PARTS.get(conv[1])
+    if (
+        part is None
+        or type(value) is not datetime.date
+        or found.group(4)
+        or set(flags) - {"-"}
+        or ("-" in flags and width is None)
+    ):
+        raise Unsupported(f"format with the specifier {found.group(0)} of {type(value).__name__}")
+    text = part(value)
+    return _pad(text.upper() if conv[0] == "T" else text, flags, width)
 
 
 def _pad(text: str, flags: str, width: Optional[int]) -> str:
@@ -871,6 +920,19 @@ def java_format(fmt: str, values: tuple) -> str:
     return "".join(out)
 
 
+def _argument(found: re.Match, values: tuple, ordinary: list) -> Any:
+    """The value a specifier formats: its explicit index, or the next ordinary one."""
+    index = found.group(1)
+    if index:
+        position = int(index[:-1]) - 1
+    else:
+        position = ordinary[0]
+        ordinary[0] += 1
+    if not 0 <= position < len(values):
+        raise Unsupported(f"format with the specifier {found.group(0)} (no such argument)")
+    return values[position]
+
+
 def _specifier(found: re.Match, values: tuple, ordinary: list) -> str:
     index, flags, width_text, precision_text, conv = found.groups()
     width = int(width_text) if width_text else None
@@ -879,16 +941,11 @@ def _specifier(found: re.Match, values: tuple, ordinary: list) -> str:
         if index or flags or width_text or precision_text:
             raise Unsupported(f"format with the specifier {found.group(0)}")
         return "%" if conv == "%" else "\n"
-    if "<" in flags or conv not in "sdf":
+    if "<" in flags or (conv not in "sdf" and conv[0] not in "tT"):
         raise Unsupported(f"format with the specifier {found.group(0)}")
-    if index:
-        position = int(index[:-1]) - 1
-    else:
-        position = ordinary[0]
-        ordinary[0] += 1
-    if not 0 <= position < len(values):
-        raise Unsupported(f"format with the specifier {found.group(0)} (no such argument)")
-    value = values[position]
+    value = _argument(found, values, ordinary)
+    if conv[0] in "tT" and value is not None:
+        return _date_part(found, value, flags, width)
     if conv == "s" or value is None:
         if set(flags) - {"-"} or ("-" in flags and width is None):
             raise Unsupported(f"format with the specifier {found.group(0)}")
@@ -918,7 +975,8 @@ def _format_decimals(node: exp.Expression) -> exp.Expression:
     for arg in node.expressions:
         kind = type_of(arg)
         literal = _literal_text(arg) is not None
-        if not (literal or is_integral(kind) or is_decimal(kind) or functions._is_text(kind)):
+        known = is_integral(kind) or is_decimal(kind) or is_date(kind)
+        if not (literal or known or functions._is_text(kind)):
             raise Refused(
                 f"{node.sql('athena')} (format of a decimal with a value other than a decimal, integer or text)"
             )
