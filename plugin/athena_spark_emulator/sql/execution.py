@@ -122,6 +122,9 @@ def _reason(exc: Exception) -> str:
     athena = udfs.athena_error(str(exc))
     if athena:  # a UDF's (udfs.py) failure, in Athena's words
         return athena
+    raised = re.search(r"java\.lang\.RuntimeException: (.+)$", str(exc), re.M)
+    if raised:  # raise_error('<Athena's text>') of a Spark form (Spark 3.5's RuntimeException)
+        return f"INVALID_FUNCTION_ARGUMENT: {raised.group(1)}"
     text = str(exc).strip().splitlines()
     first = text[0] if text else type(exc).__name__
     match = re.search(r"\[([A-Z_]+)[\].]", first)

@@ -582,7 +582,18 @@ def _safe(inner: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.Try, "try")
 def try_(node: exp.Expression) -> exp.Expression:
-    return node.this.transform(_safe)
+    # children first: a form that replaces a node (try_multiply(...)) keeps the safe
+    # forms already made inside it (transform would not look inside the new node)
+    tree = node.this
+    for inner in reversed(list(tree.walk(bfs=False))):
+        new = _safe(inner)
+        if new is inner:
+            continue
+        if inner is tree:
+            tree = new
+        else:
+            inner.replace(new)
+    return tree
 
 
 # ---- comparison / conditional functions -------------------------------------------------------
