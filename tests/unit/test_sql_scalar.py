@@ -35,6 +35,7 @@ def _refused(sql: str) -> str:
         ("SELECT 123_456.789e4", "SELECT 123456.789e4"),
         ("SELECT X'0A', '0x0A', \"0b1\" -- 0o40", "SELECT X'0A', '0x0A', \"0b1\" -- 0o40"),
         ("SELECT a_1, t.c1_2, 1__0, 0xZZ", "SELECT a_1, t.c1_2, 1__0, 0xZZ"),
+        ("CREATE TABLE t (`0x1` int, `1_0` int)", "CREATE TABLE t (`0x1` int, `1_0` int)"),
         ("SELECT 0xFFFFFFFFFFFFFFFFF", "SELECT 0xFFFFFFFFFFFFFFFFF"),  # past bigint: as written
     ],
 )
@@ -205,3 +206,27 @@ def test_format_of_dates_is_javas_in_english():
     )
     with pytest.raises(sf.Unsupported):
         sf.format_values("%tH", day)  # a time field of a date: Java fails
+
+
+def test_interval_types():
+    assert _spark("SELECT typeof(INTERVAL '3' MONTH) AS a") == (
+        "SELECT 'interval year to month' AS a"
+    )
+
+
+def test_set_digest_hashes_are_trinos():
+    assert sf.set_digest_hash(1) == 19144387141682250
+    assert sf.set_digest_hash(2) == -2447670524089286488
+    assert sf.hash_counts([sf.set_digest_hash(v) for v in (1, 1, 1, 2, 2)]) == {
+        -2447670524089286488: 2,
+        19144387141682250: 3,
+    }
+    one_two = [sf.set_digest_hash(v) for v in (1, 2)]
+    one_to_four = [sf.set_digest_hash(v) for v in (1, 2, 3, 4)]
+    assert sf.jaccard_index(one_two, one_to_four) == 0.5
+    assert sf.intersection_cardinality(one_two, one_to_four) == 2
+    assert sf.set_digest_cardinality([]) is None
+
+
+def test_geometries_run_only_as_a_distance():
+    assert "ST_POINT" in _refused("SELECT ST_Point(1, 2)")

@@ -1364,6 +1364,11 @@ def _type_name_of(value: exp.Expression) -> Optional[str]:
     has its elements' type where they all agree (or are all varchar(n): the longest)."""
     if isinstance(value, exp.Literal) and value.is_string:
         return f"varchar({len(value.this)})"
+    if isinstance(value, exp.Interval) and isinstance(value.args.get("unit"), exp.Var):
+        unit = value.args["unit"].name.upper()
+        if unit in ("YEAR", "MONTH"):
+            return "interval year to month"
+        return "interval day to second" if unit in ("DAY", "HOUR", "MINUTE", "SECOND") else None
     if isinstance(value, exp.Array):
         inner = _common_name([_type_name_of(e) for e in value.expressions])
         return f"array({inner})" if inner else None

@@ -67,7 +67,9 @@ _DIGIT_SEPARATORS = re.compile(r"(?<![\w.])\d+(?:_\d+)+(?:\.\d+(?:_\d+)*)?(?:[eE
 
 # Trino's integer literals 0x0A, 0o40, 0b1001 and digits separated by _ (123_456.789_123),
 # outside quotes and comments: sqlglot reads 0x0A as X'0A' (a varbinary), 0o40 as 0 AS o40
-_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.DOTALL)
+_QUOTED = re.compile(
+    r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`|--[^\n]*|/\*.*?\*/", re.DOTALL
+)
 _BASED = re.compile(
     r"(?<![\w.])0(?:[xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)(?![\w.])"
 )
@@ -83,7 +85,7 @@ def _based(match: re.Match) -> str:
 def plain_numbers(statement: str) -> str:
     """``statement`` with Trino's 0x/0o/0b integer literals in decimal and the ``_`` of
     digit separators dropped (quoted text and comments untouched)."""
-    if not re.search(r"0[xXoObB]|\d_", statement):
+    if not re.search(r"0[xXoObB]|\d_", statement):  # the common case: nothing to do
         return statement
     out, last = [], 0
     for quoted in _QUOTED.finditer(statement):
