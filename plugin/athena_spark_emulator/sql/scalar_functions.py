@@ -1191,3 +1191,53 @@ def _cardinality_of_digests(cls: type) -> None:
 
 
 _cardinality_of_digests(exp.ArraySize)
+
+
+# ---- ceil and floor: the argument's type kept, as Trino's -------------------------------------
+@udf("ceil_double", "double")
+def ceil_double(value: Optional[float]) -> Optional[float]:
+    """Java's Math.ceil: NaN and the infinities unchanged, -0.5 is -0.0."""
+    if value is None or not math.isfinite(value):
+        return value
+    return math.copysign(float(math.ceil(value)), value)
+
+
+@udf("floor_double", "double")
+def floor_double(value: Optional[float]) -> Optional[float]:
+    """Java's Math.floor: NaN and the infinities unchanged, -0.0 stays -0.0."""
+    if value is None or not math.isfinite(value):
+        return value
+    return math.copysign(float(math.floor(value)), value)
+
+
+def _rounding(node: exp.Expression, name: str) -> exp.Expression:
+    if node.args.get("decimals") is not None or node.args.get("to") is not None:
+        raise Refused(f"{node.sql('athena')} (with a scale)")
+    value = node.this
+    kind = type_of(value)
+    if is_integral(kind):
+        assert kind is not None
+        out = exp.Cast(this=value, to=kind.copy())
+        out.type = kind
+        return out
+    if is_double(kind) and kind is not None and kind.this == T.DOUBLE:
+        return _typed(udf_call(f"{name}_double", value), "double")
+    if is_decimal(kind):
+        parts = functions.decimal_parts(kind)  # type: ignore[arg-type]
+        if parts is not None:
+            precision, scale = parts
+            out = spark(
+                f"CAST({name}(_0) AS DECIMAL({precision - scale + min(scale, 1)}, 0))", value
+            )
+            return _typed(out, f"decimal({precision - scale + min(scale, 1)},0)")
+    raise Refused(f"{node.sql('athena')} (of a value other than an integer, double or decimal)")
+
+
+@rewrites(exp.Ceil, "ceil")
+def _ceil(node: exp.Expression) -> exp.Expression:
+    return _rounding(node, "ceil")
+
+
+@rewrites(exp.Floor, "floor")
+def _floor(node: exp.Expression) -> exp.Expression:
+    return _rounding(node, "floor")

@@ -113,6 +113,8 @@ _NEEDS_TYPES = (
     exp.CosineDistance,
     exp.Decode,
     exp.FromBase64,
+    exp.Ceil,
+    exp.Floor,
 )
 
 
