@@ -230,3 +230,34 @@ def test_set_digest_hashes_are_trinos():
 
 def test_geometries_run_only_as_a_distance():
     assert "ST_POINT" in _refused("SELECT ST_Point(1, 2)")
+
+
+def test_ceil_and_floor_of_doubles_are_javas():
+    assert sf.ceil_double(-0.5) == 0.0 and str(sf.ceil_double(-0.5)) == "-0.0"
+    assert sf.floor_double(1.5) == 1.0
+    assert sf.floor_double(float("inf")) == float("inf")
+
+
+def test_url_encoding_is_javas():
+    assert sf.url_encode("a b*~é/") == "a+b*%7E%C3%A9%2F"
+    assert sf.url_decode("a+b%C3%A9") == "a bé"
+    with pytest.raises(sf.Unsupported):
+        sf.url_decode("%G1")
+
+
+def test_binary_helpers():
+    assert sf.to_base64(b"\x01\x02\xff") == "AQL/"
+    assert sf.from_hex("0aFF") == b"\n\xff"
+    with pytest.raises(udfs.AthenaError, match="invalid input length 3"):
+        sf.from_hex("abc")
+
+
+def test_strpos_with_an_instance():
+    assert sf.strpos("high", "h", 2) == 4
+    assert sf.strpos("high", "h", -1) == 4
+    assert sf.strpos("high", "h", -2) == 1
+    assert sf.strpos("aaa", "aa", 2) == 2
+    assert sf.strpos("aaa", "aa", -3) == 0
+    assert sf.strpos("éab", "a", 1) == 2
+    with pytest.raises(udfs.AthenaError, match="'instance' must be a positive or negative"):
+        sf.strpos("a", "a", 0)

@@ -1241,3 +1241,158 @@ def _ceil(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.Floor, "floor")
 def _floor(node: exp.Expression) -> exp.Expression:
     return _rounding(node, "floor")
+
+
+# ---- more binary and url functions --------------------------------------------------------------
+def _binary_arg(node: exp.Expression, value: exp.Expression) -> exp.Expression:
+    kind = type_of(value)
+    if isinstance(value, exp.HexString) or (
+        kind is not None and kind.this in (T.VARBINARY, T.BINARY)
+    ):
+        return value
+    raise Refused(f"{node.sql('athena')} (of a value other than varbinary)")
+
+
+@udf("to_base64", "string")
+def to_base64(data: Optional[bytes]) -> Optional[str]:
+    return None if data is None else base64.b64encode(bytes(data)).decode("ascii")
+
+
+@rewrites(exp.ToBase64, "to_base64")
+def _to_base64(node: exp.Expression) -> exp.Expression:
+    return _typed(udf_call("to_base64", _binary_arg(node, node.this)), "varchar")
+
+
+@rewrites(exp.SHA2Digest, "sha256 / sha512")
+def _sha2(node: exp.Expression) -> exp.Expression:
+    length = _literal_int(node.args.get("length") or exp.Literal.number(256))
+    if length not in (256, 512):
+        raise Refused(f"{node.sql('athena')}")
+    value = _binary_arg(node, node.this)
+    return _typed(spark(f"unhex(sha2(_0, {length}))", value), "varbinary")
+
+
+@rewrites(exp.SHA, "sha1")
+def _sha1(node: exp.Expression) -> exp.Expression:
+    return _typed(spark("unhex(sha1(_0))", _binary_arg(node, node.this)), "varbinary")
+
+
+@udf("from_hex", "binary")
+def from_hex(text: Optional[str]) -> Optional[bytes]:
+    """Trino's from_hex: an even number of hex digits."""
+    if text is None:
+        return None
+    if len(text) % 2:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: invalid input length " + str(len(text)))
+    if not re.fullmatch(r"[0-9a-fA-F]*", text):
+        raise Unsupported(f"from_hex of {text!r} (not hex digits)")
+    return bytes.fromhex(text)
+
+
+@rewrites(exp.Unhex, "from_hex")
+def _from_hex(node: exp.Expression) -> exp.Expression:
+    if node.args.get("expression") is not None:
+        raise Refused(f"{node.sql('athena')}")
+    if not (_literal_text(node.this) is not None or functions._is_text(type_of(node.this))):
+        raise Refused(f"{node.sql('athena')} (of a value other than varchar)")
+    return _typed(udf_call("from_hex", node.this), "varbinary")
+
+
+_URL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-*_")
+
+
+@udf("url_encode", "string")
+def url_encode(text: Optional[str]) -> Optional[str]:
+    """Java's URLEncoder (UTF-8): letters, digits and . - * _ kept, a space is +."""
+    if text is None:
+        return None
+    out = []
+    for char in text:
+        if char in _URL_SAFE:
+            out.append(char)
+        elif char == " ":
+            out.append("+")
+        else:
+            out.append("".join(f"%{b:02X}" for b in char.encode("utf-8", "surrogatepass")))
+    return "".join(out)
+
+
+@udf("url_decode", "string")
+def url_decode(text: Optional[str]) -> Optional[str]:
+    """Java's URLDecoder (UTF-8): + is a space, %XX a byte."""
+    if text is None:
+        return None
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "%":
+            digits = text[i + 1 : i + 3]
+            if len(digits) != 2 or not re.fullmatch(r"[0-9a-fA-F]{2}", digits):
+                raise Unsupported(f"url_decode of {text!r} (a malformed escape)")
+            out.append(int(digits, 16))
+            i += 3
+            continue
+        out.extend(b" " if char == "+" else char.encode("utf-8"))
+        i += 1
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Unsupported(f"url_decode of {text!r} (bytes that are not UTF-8)") from None
+
+
+for _name in ("url_encode", "url_decode"):
+
+    def _url_text(node: exp.Expression, name: str = _name) -> exp.Expression:
+        [value] = node.expressions
+        if not (_literal_text(value) is not None or functions._is_text(type_of(value))):
+            raise Refused(f"{node.sql('athena')} (of a value other than varchar)")
+        return _typed(udf_call(name, value), "varchar")
+
+    rewrites(_name, _name)(_url_text)
+
+
+@udf("strpos", "bigint")
+def strpos(text: Optional[str], part: Optional[str], instance: Optional[int]) -> Optional[int]:
+    """Trino's strpos(string, substring, instance): the n-th occurrence from the start, or
+    from the end when ``instance`` is negative; 0 when there is none."""
+    if text is None or part is None or instance is None:
+        return None
+    if instance == 0:
+        raise AthenaError(
+            "INVALID_FUNCTION_ARGUMENT: 'instance' must be a positive or negative number."
+        )
+    if part == "":
+        return 1
+    data, needle = text.encode("utf-8"), part.encode("utf-8")
+    found = 0
+    if instance > 0:
+        index = -1
+        while found < instance:
+            index = data.find(needle, index + 1)
+            if index < 0:
+                return 0
+            found += 1
+    else:
+        index = len(data)
+        while found < -instance:
+            index = data.rfind(needle, 0, index - 1 + len(needle)) if index > 0 else -1
+            if index < 0:
+                return 0
+            found += 1
+    return len(data[:index].decode("utf-8")) + 1
+
+
+def _strpos_instance(cls: type) -> None:
+    entry = functions.TABLE.entries[cls]
+
+    def rewrite(node: exp.Expression) -> exp.Expression:
+        instance = node.args.get("occurrence")
+        if instance is None or node.args.get("position") is not None:
+            return entry.rewrite(node) if entry.rewrite is not None else node
+        return _typed(udf_call("strpos", node.this, node.args["substr"], instance), "bigint")
+
+    functions.TABLE.entries[cls] = functions.Entry(entry.name, rewrite, entry.check)
+
+
+_strpos_instance(exp.StrPosition)
