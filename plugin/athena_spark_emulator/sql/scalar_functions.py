@@ -1217,9 +1217,9 @@ def _rounding(node: exp.Expression, name: str) -> exp.Expression:
     kind = type_of(value)
     if is_integral(kind):
         assert kind is not None
-        out = exp.Cast(this=value, to=kind.copy())
-        out.type = kind
-        return out
+        same_type = exp.Cast(this=value, to=kind.copy())
+        same_type.type = kind
+        return same_type
     if is_double(kind) and kind is not None and kind.this == T.DOUBLE:
         return _typed(udf_call(f"{name}_double", value), "double")
     if is_decimal(kind):
