@@ -102,11 +102,11 @@ def test_ctas_names_unaliased_columns_by_position(emu: Emulator) -> None:
 def test_a_refused_function_names_itself_and_writes_nothing(emu: Emulator) -> None:
     emu.catalog.ensure_database(LOCAL_ACCOUNT, "analytics")
     state, reason = run(
-        emu, "create table analytics.refused as select luhn_check('79927398713') ok"
+        emu, "create table analytics.refused as select bing_tile_at(47.26, -122.32, 10) ok"
     )
     assert state == "FAILED"
     assert reason.startswith(
-        "NOT_SUPPORTED: the Athena emulator cannot run the function luhn_check "
+        "NOT_SUPPORTED: the Athena emulator cannot run the function bing_tile_at "
         "(the emulator does not run it"
     ), reason
     assert not emu.catalog.table_exists(TableRef(LOCAL_ACCOUNT, "analytics", "refused"))

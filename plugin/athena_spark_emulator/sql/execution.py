@@ -132,6 +132,9 @@ def _reason(exc: Exception) -> str:
         return f"INVALID_CAST_ARGUMENT: Cannot cast {cast.group(1)} to {cast.group(2)}"
     if match and match.group(1) in ATHENA_ERRORS:
         return f"{ATHENA_ERRORS[match.group(1)]}: {first}"
+    raised = re.search(r"java\.lang\.RuntimeException: (.+)$", str(exc), re.M)
+    if raised and not match:  # raise_error('<Athena's text>') (Spark 3.5: a RuntimeException)
+        return f"INVALID_FUNCTION_ARGUMENT: {raised.group(1)}"
     return f"{type(exc).__name__}: {first}"
 
 

@@ -224,9 +224,6 @@ def _no_lambda(node: exp.Expression) -> Optional[str]:
     return None
 
 
-same(exp.RegexpReplace, "regexp_replace", _no_lambda)
-
-
 def _join_check(node: exp.Expression) -> Optional[str]:
     kind = str(node.args.get("kind") or "").upper()
     if kind and kind not in ("INNER", "CROSS", "OUTER"):
@@ -371,8 +368,12 @@ CASTABLE = {
 }
 
 
+#: Athena types other modules cast to: {type: fn(cast node, value, source type, safe)}
+CAST_TARGETS: Dict[Any, Callable[..., exp.Expression]] = {}
+
+
 def _type_check(node: exp.Expression) -> Optional[str]:
-    if node.this not in CASTABLE:
+    if node.this not in CASTABLE and node.this not in CAST_TARGETS:
         return f"the type {node.sql('athena')}"
     if node.this == T.TIMESTAMP and node.expressions:
         precision = int(node.expressions[0].this.this)
@@ -463,6 +464,9 @@ def _text_cast(
     node: Any, value: exp.Expression, source: Any, target: exp.DataType, safe: bool
 ) -> Optional[exp.Expression]:
     """A cast to varchar/char where Spark's text differs from Athena's (None: it does not)."""
+    typed = _typed_text_literal(node, value, target) if not target.expressions else None
+    if typed is not None:
+        return typed
     if is_timestamp(source):  # Athena writes the type's fractional digits, 3 at least
         digits = 3
         if source is not None and source.expressions:
@@ -488,10 +492,28 @@ def _timestamp_target(
     return rounded if rounded is not None else exp.DataType.build("timestamp")
 
 
+def _typed_text_literal(
+    node: Any, value: exp.Expression, target: exp.DataType
+) -> Optional[exp.Expression]:
+    """A typed literal (sqlglot's Cast without CAST's arguments): CHAR 'abc' is char(3),
+    VARCHAR 'abc' varchar(3) (None: not one)."""
+    if target.this == T.TEXT:
+        return None
+    if "safe" in node.args or not (isinstance(value, exp.Literal) and value.is_string):
+        if target.this == T.CHAR:  # CAST(x AS CHAR) is char(1)
+            target.set("expressions", [exp.DataTypeParam(this=exp.Literal.number(1))])
+        return None
+    out = spark("CAST(_0 AS STRING)", value)
+    out.type = exp.DataType.build(f"{target.this.value.lower()}({len(value.this)})")
+    return out
+
+
 def _cast(node: Any, safe: bool) -> exp.Expression:
     target = node.to
     value = node.this
     source = type_of(value)
+    if target.this in CAST_TARGETS:
+        return CAST_TARGETS[target.this](node, value, source, safe)
     if target.this == T.DECIMAL and not target.expressions:
         target = _bare_decimal(value)
     if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
@@ -560,7 +582,18 @@ def _safe(inner: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.Try, "try")
 def try_(node: exp.Expression) -> exp.Expression:
-    return node.this.transform(_safe)
+    # children first: a form that replaces a node (try_multiply(...)) keeps the safe
+    # forms already made inside it (transform would not look inside the new node)
+    tree = node.this
+    for inner in reversed(list(tree.walk(bfs=False))):
+        new = _safe(inner)
+        if new is inner:
+            continue
+        if inner is tree:
+            tree = new
+        else:
+            inner.replace(new)
+    return tree
 
 
 # ---- comparison / conditional functions -------------------------------------------------------
@@ -921,11 +954,33 @@ def subscript(node: exp.Expression) -> exp.Expression:
             node.this,
             index,
         )
-    if (kind is None or kind.this != T.ARRAY) and not isinstance(node.this, exp.Array):
+    if kind is not None and kind.this == T.STRUCT:
+        return _row_field(node, kind, index)
+    if (
+        (kind is None or kind.this != T.ARRAY)
+        and not isinstance(node.this, exp.Array)
+        and not node.this.meta.get("athena_array")  # a lambda's array argument
+    ):
         raise Refused(
             f"the subscript {node.sql('athena')} (of a value whose type the emulator cannot tell)"
         )
     return node
+
+
+def _row_field(node: exp.Expression, kind: exp.DataType, index: exp.Expression) -> exp.Expression:
+    """``row[1]``: the row's first field (Trino counts from 1, the index a literal)."""
+    if not isinstance(node.this, (exp.Struct, exp.Cast, exp.TryCast)):
+        # only a row whose type sqlglot knew when parsing keeps Trino's 1-based index
+        raise Refused(f"the subscript {node.sql('athena')} of a row value")
+    fields = kind.expressions
+    number = int(index.this) if isinstance(index, exp.Literal) and not index.is_string else 0
+    if not 1 <= number <= len(fields):
+        raise Refused(f"the subscript {node.sql('athena')} of a row")
+    field = fields[number - 1]
+    name = field.name if isinstance(field, exp.ColumnDef) else f"field{number - 1}"
+    out = exp.Dot(this=node.this, expression=exp.to_identifier(name))
+    out.type = field.args.get("kind") if isinstance(field, exp.ColumnDef) else field
+    return out
 
 
 @rewrites(exp.Unnest, "unnest")
@@ -1157,6 +1212,15 @@ def _arrays_of_numbers(node: exp.Expression) -> None:
             raise Refused(f"{node.sql('athena')} (arrays only)")
 
 
+#: cosine_similarity of two maps (scalar_functions.py): fn(node, args, distance)
+COSINE_OF_MAPS: Optional[Callable[..., exp.Expression]] = None
+
+
+def _maps(node: exp.Expression) -> bool:
+    kinds = [type_of(arg) for arg in node.expressions]
+    return all(kind is not None and kind.this == T.MAP for kind in kinds)
+
+
 _DOT = "aggregate(zip_with(_0, _1, (x, y) -> CAST(x AS DOUBLE) * CAST(y AS DOUBLE)), 0D, (s, v) -> s + v)"
 _NORM = "sqrt(aggregate(transform(_{i}, x -> CAST(x AS DOUBLE) * CAST(x AS DOUBLE)), 0D, (s, v) -> s + v))"
 
@@ -1179,6 +1243,8 @@ def euclidean_distance(node: exp.Expression) -> exp.Expression:
 
 @rewrites("cosine_similarity", "cosine_similarity")
 def cosine_similarity(node: exp.Expression) -> exp.Expression:
+    if COSINE_OF_MAPS is not None and _maps(node):
+        return COSINE_OF_MAPS(node, list(node.expressions), False)
     _arrays_of_numbers(node)
     text = f"{_DOT} / ({_NORM.format(i=0)} * {_NORM.format(i=1)})"
     return spark(text, *node.expressions)
@@ -1237,13 +1303,23 @@ same(exp.Escape, "like ... escape")
 same(exp.Like, "like", _like_check)
 
 
+#: format() with a decimal or date argument (scalar_functions.py: Spark's format_string
+#: has neither a BigDecimal nor a LocalDate)
+FORMAT_OF_DECIMALS: Optional[Callable[[exp.Expression], exp.Expression]] = None
+
+
 @rewrites(exp.Format, "format")
 def format_(node: exp.Expression) -> exp.Expression:
+    kinds = [type_of(a) for a in node.expressions]
+    if FORMAT_OF_DECIMALS is not None and any(is_decimal(k) or is_date(k) for k in kinds):
+        return FORMAT_OF_DECIMALS(node)
     for arg in node.expressions:
         kind = type_of(arg)
         literal = isinstance(arg, exp.Literal) and arg.is_string
         if not literal and not (is_integral(kind) or is_double(kind) or _is_text(kind)):
             raise Refused(f"{node.sql('athena')} (format of a value other than a number or text)")
+        if is_integral(kind):  # Trino formats every integer as a Java long (%x of -1)
+            arg.replace(spark("CAST(_0 AS BIGINT)", arg.copy()))
     return node
 
 
@@ -1277,15 +1353,70 @@ def extract(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.Typeof, "typeof")
 def typeof(node: exp.Expression) -> exp.Expression:
     value = node.this
-    kind = type_of(value)
-    if isinstance(value, exp.Literal) and value.is_string:
-        return exp.Literal.string(f"varchar({len(value.this)})")
-    if kind is None or _is_text(kind) or kind.this in (T.ARRAY, T.MAP, T.STRUCT):
+    name = _type_name_of(value)
+    if name is None:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
+    return exp.Literal.string(name)
+
+
+def _type_name_of(value: exp.Expression) -> Optional[str]:
+    """typeof(value): a string literal is varchar(its length); an array or map constructor
+    has its elements' type where they all agree (or are all varchar(n): the longest)."""
+    if isinstance(value, exp.Literal) and value.is_string:
+        return f"varchar({len(value.this)})"
+    if isinstance(value, exp.Interval) and isinstance(value.args.get("unit"), exp.Var):
+        unit = value.args["unit"].name.upper()
+        if unit in ("YEAR", "MONTH"):
+            return "interval year to month"
+        return "interval day to second" if unit in ("DAY", "HOUR", "MINUTE", "SECOND") else None
+    if isinstance(value, exp.Array):
+        inner = _common_name([_type_name_of(e) for e in value.expressions])
+        return f"array({inner})" if inner else None
+    if isinstance(value, exp.Map):
+        keys, values = value.args.get("keys"), value.args.get("values")
+        if not (isinstance(keys, exp.Array) and isinstance(values, exp.Array)):
+            return None
+        key = _common_name([_type_name_of(e) for e in keys.expressions])
+        item = _common_name([_type_name_of(e) for e in values.expressions])
+        return f"map({key}, {item})" if key and item else None
+    if any(value.find_all(exp.Array, exp.Map)):
+        return None
+    kind = type_of(value)
+    cast_to_varchar = isinstance(value, exp.Cast) and kind is not None and kind.this == T.VARCHAR
+    if cast_to_varchar and kind is not None and not kind.expressions:  # CAST(x AS VARCHAR)
+        return "varchar"
+    return athena_type_name(kind)
+
+
+def _common_name(names: list) -> Optional[str]:
+    if not names or None in names:
+        return None
+    if len(set(names)) == 1:
+        return str(names[0])
+    sizes = [re.fullmatch(r"varchar\((\d+)\)", n) for n in names]
+    if all(sizes):
+        return f"varchar({max(int(m.group(1)) for m in sizes if m)})"
+    return None
+
+
+def athena_type_name(kind: Optional[exp.DataType]) -> Optional[str]:
+    """The name typeof gives ``kind`` (None: the emulator cannot tell it)."""
+    if _is_text(kind) and kind is not None and kind.expressions and kind.this != T.TEXT:
+        size = kind.expressions[0]
+        number = size.this.this if isinstance(size, exp.DataTypeParam) else None
+        return f"{kind.this.value.lower()}({number})" if number is not None else None
+    if kind is None or _is_text(kind) or kind.this == T.STRUCT:
+        return None
     if is_decimal(kind):
         parts = decimal_parts(kind)
-        assert parts is not None
-        return exp.Literal.string(f"decimal({parts[0]},{parts[1]})")
+        return f"decimal({parts[0]},{parts[1]})" if parts is not None else None
+    if kind.this in (T.ARRAY, T.MAP):
+        inner = [
+            athena_type_name(k) if isinstance(k, exp.DataType) else None for k in kind.expressions
+        ]
+        if not inner or any(i is None for i in inner):
+            return None
+        return f"{'array' if kind.this == T.ARRAY else 'map'}({', '.join(inner)})"  # type: ignore[arg-type]
     names = {
         T.INT: "integer",
         T.BIGINT: "bigint",
@@ -1295,10 +1426,11 @@ def typeof(node: exp.Expression) -> exp.Expression:
         T.FLOAT: "real",
         T.BOOLEAN: "boolean",
         T.DATE: "date",
+        T.VARBINARY: "varbinary",
+        T.IPADDRESS: "ipaddress",
+        T.UUID: "uuid",
     }
-    if kind.this not in names:
-        raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
-    return exp.Literal.string(names[kind.this])
+    return names.get(kind.this)
 
 
 same(exp.ColumnDef, "row field type")  # the named fields of row(a integer, ...)

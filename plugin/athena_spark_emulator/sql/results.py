@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import math
 from typing import Any, Optional
 
 _SIMPLE_TYPES = {
@@ -50,7 +51,7 @@ def athena_value(value: Any, spark_type: str = "") -> Optional[str]:
     if isinstance(value, (datetime.datetime, datetime.timedelta)):
         return time_text(value)
     if isinstance(value, (datetime.date, decimal.Decimal, int, float, str)):
-        return str(value)
+        return _non_finite(value) if isinstance(value, float) else str(value)
     if isinstance(value, (bytes, bytearray)):
         return " ".join(f"{b:02x}" for b in value)
     if isinstance(value, dict):
@@ -60,6 +61,13 @@ def athena_value(value: Any, spark_type: str = "") -> Optional[str]:
             return athena_value(value.asDict())
         return "[" + ", ".join(_nested(v) for v in value) + "]"
     return str(value)
+
+
+def _non_finite(value: float) -> str:
+    """A double's text; NaN and the infinities as Java names them."""
+    if math.isfinite(value):
+        return str(value)
+    return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
 
 
 def _nested(value: Any) -> str:

@@ -65,10 +65,47 @@ class Name:
 _DIGIT_SEPARATORS = re.compile(r"(?<![\w.])\d+(?:_\d+)+(?:\.\d+(?:_\d+)*)?(?:[eE][-+]?\d+)?")
 
 
+# Trino's integer literals 0x0A, 0o40, 0b1001 and digits separated by _ (123_456.789_123),
+# outside quotes and comments: sqlglot reads 0x0A as X'0A' (a varbinary), 0o40 as 0 AS o40
+_QUOTED = re.compile(
+    r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`|--[^\n]*|/\*.*?\*/", re.DOTALL
+)
+_BASED = re.compile(
+    r"(?<![\w.])0(?:[xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)(?![\w.])"
+)
+_SEPARATED = re.compile(r"(?<![\w.])\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def _based(match: re.Match) -> str:
+    text = match.group(0).replace("_", "")
+    value = int(text[2:], {"x": 16, "o": 8, "b": 2}[text[1].lower()])
+    return str(value) if value < 2**63 else match.group(0)
+
+
+def plain_numbers(statement: str) -> str:
+    """``statement`` with Trino's 0x/0o/0b integer literals in decimal and the ``_`` of
+    digit separators dropped (quoted text and comments untouched)."""
+    if not re.search(r"0[xXoObB]|\d_", statement):  # the common case: nothing to do
+        return statement
+    out, last = [], 0
+    for quoted in _QUOTED.finditer(statement):
+        out.append(_plain(statement[last : quoted.start()]))
+        out.append(quoted.group(0))
+        last = quoted.end()
+    out.append(_plain(statement[last:]))
+    return "".join(out)
+
+
+def _plain(code: str) -> str:
+    code = _BASED.sub(_based, code)
+    return _SEPARATED.sub(lambda m: m.group(0).replace("_", ""), code)
+
+
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
     try:
-        trees = [t for t in sqlglot.parse(statement, read=DIALECT) if t is not None]
+        text = plain_numbers(statement)
+        trees = [t for t in sqlglot.parse(text, read=DIALECT) if t is not None]
     except ParseError as exc:
         errors = getattr(exc, "errors", None) or [{}]
         first = errors[0].get("description") or str(exc).splitlines()[0]

@@ -110,6 +110,11 @@ _NEEDS_TYPES = (
     exp.Extract,
     exp.GroupConcat,
     exp.Sign,
+    exp.CosineDistance,
+    exp.Decode,
+    exp.FromBase64,
+    exp.Ceil,
+    exp.Floor,
 )
 
 
