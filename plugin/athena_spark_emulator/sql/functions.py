@@ -1030,7 +1030,7 @@ def row(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.Tuple, "row constructor")
 def tuple_row(node: exp.Expression) -> exp.Expression:
-    if isinstance(node.parent, exp.Values):
+    if isinstance(node.parent, (exp.Values, exp.GroupingSets)):  # not a row there
         return node
     return _row(list(node.expressions))
 
