@@ -85,6 +85,12 @@ def parse(statement: str) -> exp.Expression:
     if tree.find(exp.UserDefinedFunction):
         # WITH FUNCTION name(...) RETURNS ...: its name would be read as a table otherwise
         raise Untranslatable("inline SQL functions (WITH FUNCTION ...)", statement)
+    if isinstance(tree, exp.Values) and tree.expressions and not tree.args.get("alias"):
+        # a VALUES statement: its rows as a query, its columns named _col0, _col1, ...
+        first = tree.expressions[0]
+        width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
+        names = [f"_col{i}" for i in range(width)]
+        tree = exp.select("*").from_(tree.as_("_values", table=names))
     return tree
 
 
