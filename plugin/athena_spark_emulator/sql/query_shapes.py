@@ -193,3 +193,28 @@ def multimap_from_entries(node: exp.Expression) -> exp.Expression:
         "k -> struct(k, transform(filter(_0, e -> e.key = k), e -> e.value))))",
         entries,
     )
+
+
+@rewrites(exp.Filter, "FILTER (WHERE ...)")
+def aggregate_filter(node: exp.Expression) -> exp.Expression:
+    """``agg(...) FILTER (WHERE c)``: the aggregate over the rows where ``c`` is true. The
+    aggregate's Spark form may use several of Spark's aggregates (count(1) for its NULL on
+    no rows, collect_list, ...): each is given the FILTER."""
+    where = node.expression
+    inner = node.this
+    if not isinstance(where, exp.Where) or inner.find(exp.Window):
+        raise Refused(f"{node.sql('athena')} (FILTER of an aggregate only)")
+    calls = list(inner.find_all(exp.AggFunc))
+    if not calls:
+        raise Refused(f"{node.sql('athena')} (FILTER of an aggregate only)")
+    if isinstance(inner, exp.AggFunc):
+        return exp.Filter(this=inner, expression=where)
+    condition = where.this
+    for agg in calls:
+        parent = agg.parent
+        if isinstance(parent, exp.Filter) and parent.this is agg:  # e.g. collect_list's
+            both = exp.and_(exp.paren(parent.expression.this.copy()), exp.paren(condition.copy()))
+            parent.set("expression", exp.Where(this=both))
+        else:
+            agg.replace(exp.Filter(this=agg.copy(), expression=exp.Where(this=condition.copy())))
+    return inner

@@ -65,10 +65,26 @@ class Name:
 _DIGIT_SEPARATORS = re.compile(r"(?<![\w.])\d+(?:_\d+)+(?:\.\d+(?:_\d+)*)?(?:[eE][-+]?\d+)?")
 
 
+_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")
+
+
+def _without_digit_separators(statement: str) -> str:
+    """Trino's 1_000_000 as 1000000 (outside quoted strings and identifiers)."""
+    if "_" not in statement or not _DIGIT_SEPARATORS.search(statement):
+        return statement
+    parts, last = [], 0
+    for quoted in _QUOTED.finditer(statement):
+        parts.append(_DIGIT_SEPARATORS.sub(lambda m: m.group(0).replace("_", ""), statement[last : quoted.start()]))
+        parts.append(quoted.group(0))
+        last = quoted.end()
+    parts.append(_DIGIT_SEPARATORS.sub(lambda m: m.group(0).replace("_", ""), statement[last:]))
+    return "".join(parts)
+
+
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
     try:
-        trees = [t for t in sqlglot.parse(statement, read=DIALECT) if t is not None]
+        trees = [t for t in sqlglot.parse(_without_digit_separators(statement), read=DIALECT) if t is not None]
     except ParseError as exc:
         errors = getattr(exc, "errors", None) or [{}]
         first = errors[0].get("description") or str(exc).splitlines()[0]
