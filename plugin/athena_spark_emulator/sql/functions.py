@@ -266,7 +266,6 @@ for _cls, _name in (
     (exp.Or, "or"),
     (exp.Not, "not"),
     (exp.Is, "is"),
-    (exp.In, "in"),
     (exp.Between, "between"),
     (exp.NullSafeEQ, "is not distinct from"),
     (exp.NullSafeNEQ, "is distinct from"),
@@ -279,6 +278,24 @@ for _cls, _name in (
 ):
     same(_cls, _name)
 same(exp.Coalesce, "coalesce", _coalesce_check)
+
+
+def _in_check(node: exp.Expression) -> Optional[str]:
+    """Spark answers ``x IN (subquery)`` false where SQL's answer is NULL (x NULL, or no
+    match and a NULL in the subquery): the same only as a condition of WHERE / HAVING."""
+    if node.args.get("query") is None:
+        return None
+    child, parent = node, node.parent
+    if isinstance(parent, exp.Not):
+        child, parent = parent, parent.parent
+    while isinstance(parent, (exp.And, exp.Paren)):
+        child, parent = parent, parent.parent
+    if isinstance(parent, (exp.Where, exp.Having)):
+        return None
+    return f"{node.sql('athena')} outside a WHERE condition (Spark answers false for NULL)"
+
+
+same(exp.In, "in", _in_check)
 
 
 @rewrites(exp.If, "if")

@@ -5,7 +5,7 @@ package is imported (its __init__)."""
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Callable, Optional
 
 from sqlglot import exp
 
@@ -218,3 +218,85 @@ def aggregate_filter(node: exp.Expression) -> exp.Expression:
         else:
             agg.replace(exp.Filter(this=agg.copy(), expression=exp.Where(this=condition.copy())))
     return inner
+
+
+# ---- quantified comparisons: x = ANY (subquery), x < ALL (subquery), SOME ----------------------
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+# SQL's three-valued logic: ANY is true when one comparison is, NULL when none is but one is
+# NULL, else false (false for no rows); ALL the other way round.
+_ANY = (
+    "CASE WHEN count(1) = 0 THEN FALSE WHEN bool_or(_0) THEN TRUE "
+    "WHEN count(1) > count(_0) THEN NULL ELSE FALSE END"
+)
+_ALL = (
+    "CASE WHEN count(1) = 0 THEN TRUE WHEN NOT bool_and(_0) THEN FALSE "
+    "WHEN count(1) > count(_0) THEN NULL ELSE TRUE END"
+)
+
+
+def _one_column_query(node: exp.Expression) -> Optional[exp.Expression]:
+    while isinstance(node, (exp.Subquery, exp.Paren)) and not node.args.get("alias"):
+        node = node.this
+    if isinstance(node, exp.Values):
+        rows = node.expressions
+        if rows and all(isinstance(r, exp.Tuple) and len(r.expressions) == 1 for r in rows):
+            return node
+        return None
+    if isinstance(node, exp.Query):
+        first = node
+        while isinstance(first, exp.SetOperation):
+            first = first.this
+        if isinstance(first, exp.Subquery):
+            first = first.unnest()
+        if isinstance(first, exp.Select) and len(first.expressions) == 1:
+            if not isinstance(first.expressions[0], exp.Star):
+                return node
+        return None
+    return None
+
+
+def _quantified(node: exp.Expression, query: Optional[exp.Expression], every: bool) -> exp.Expression:
+    comparison = node.parent
+    word = "ALL" if every else "ANY"
+    if not isinstance(comparison, _COMPARISONS) or comparison.expression is not node:
+        raise Refused(f"{word} outside a comparison")
+    subquery = _one_column_query(query) if query is not None else None
+    if subquery is None:
+        raise Refused(f"{comparison.sql('athena')} ({word} of a query of one column only)")
+    value = comparison.this
+    if value.find(exp.Column):
+        raise Refused(f"{comparison.sql('athena')} (a quantified comparison of a column)")
+    alias = exp.TableAlias(this=exp.to_identifier("_q"), columns=[exp.to_identifier("_v")])
+    if isinstance(subquery, exp.Values):
+        source: exp.Expression = subquery.copy()
+        source.set("alias", alias)
+    else:
+        source = exp.Subquery(this=subquery.copy(), alias=alias)
+    test = type(comparison)(this=value.copy(), expression=exp.column("_v", "_q"))
+    answer = spark(_ALL if every else _ANY, test)
+    result = exp.Subquery(this=exp.Select(expressions=[answer]).from_(source))
+    comparison.replace(result)
+    return node
+
+
+@rewrites(exp.Any, "ANY (subquery)")
+def any_subquery(node: exp.Expression) -> exp.Expression:
+    return _quantified(node, node.this, every=False)
+
+
+@rewrites(exp.All, "ALL (subquery)")
+def all_subquery(node: exp.Expression) -> exp.Expression:
+    return _quantified(node, node.this, every=True)
+
+
+def _quantified_call(every: bool) -> Callable[[exp.Expression], exp.Expression]:
+    def rewrite(node: exp.Expression) -> exp.Expression:
+        args = node.expressions
+        return _quantified(node, args[0] if len(args) == 1 else None, every)
+
+    return rewrite
+
+
+# sqlglot reads ALL (VALUES ...) and SOME (VALUES ...) as calls
+rewrites("all", "ALL (subquery)")(_quantified_call(True))
+rewrites("some", "SOME (subquery)")(_quantified_call(False))
