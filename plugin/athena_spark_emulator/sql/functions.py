@@ -177,11 +177,25 @@ same(exp.Alias, "alias", _alias_check)
 
 def _dot_check(node: exp.Expression) -> Optional[str]:
     if isinstance(node.expression, exp.Star):
-        return f"{node.sql('athena')} (the fields of a row as columns)"
+        select = node.parent.parent if isinstance(node.parent, exp.Aliases) else node.parent
+        stars = [d for d in select.find_all(exp.Dot) if isinstance(d.expression, exp.Star)]
+        if (
+            not isinstance(select, exp.Select)
+            or len(stars) != 1
+            or select.args.get("group")
+            or select.find(exp.AggFunc, exp.Window, exp.Explode, exp.Inline)
+        ):
+            return f"{node.sql('athena')} (the fields of a row as columns)"
     return None
 
 
-same(exp.Dot, "row field", _dot_check)
+@rewrites(exp.Dot, "row field", _dot_check)
+def row_field(node: exp.Expression) -> exp.Expression:
+    """``(row).*`` (one projection of a plain SELECT): the row's fields as columns, by
+    Spark's inline() of a one-row array (a NULL row gives NULL fields, as Trino's)."""
+    if isinstance(node.expression, exp.Star):
+        return spark("inline(array(_0))", node.this)
+    return node
 
 
 def _coalesce_check(node: exp.Expression) -> Optional[str]:

@@ -300,3 +300,14 @@ def _quantified_call(every: bool) -> Callable[[exp.Expression], exp.Expression]:
 # sqlglot reads ALL (VALUES ...) and SOME (VALUES ...) as calls
 rewrites("all", "ALL (subquery)")(_quantified_call(True))
 rewrites("some", "SOME (subquery)")(_quantified_call(False))
+
+
+# ---- (row).* AS (a, b) -----------------------------------------------------------------------
+def _aliases_check(node: exp.Expression) -> Optional[str]:
+    value = node.this
+    if isinstance(value, exp.Dot) and isinstance(value.expression, exp.Star):
+        return None  # the row's fields named (functions.row_field expands them)
+    return f"{node.sql('athena')} (several names for one expression)"
+
+
+same(exp.Aliases, "(row).* AS (names)", _aliases_check)

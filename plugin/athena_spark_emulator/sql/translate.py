@@ -69,11 +69,12 @@ def name_columns(tree: exp.Expression) -> None:
         starred = False
         for i, projection in enumerate(select.expressions):
             if isinstance(projection, exp.Star) or (
-                isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
+                isinstance(projection, (exp.Column, exp.Dot))
+                and isinstance(projection.args.get("this" if isinstance(projection, exp.Column) else "expression"), exp.Star)
             ):
                 starred = True
                 continue
-            if isinstance(projection, (exp.Alias, exp.Column, exp.Dot)):
+            if isinstance(projection, (exp.Alias, exp.Aliases, exp.Column, exp.Dot)):
                 continue
             name = f"{UNNAMED_PREFIX}{i}" if starred else f"_col{i}"
             projection.replace(exp.alias_(projection.copy(), name, quoted=False))
