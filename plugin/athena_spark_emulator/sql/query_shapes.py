@@ -10,7 +10,7 @@ from typing import Callable, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions import Fails, Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import call, spark
+from athena_spark_emulator.sql.spark_forms import call, spark, type_of
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
 # ---- GROUPING SETS, CUBE, ROLLUP, grouping() -------------------------------------------------
@@ -311,3 +311,100 @@ def _aliases_check(node: exp.Expression) -> Optional[str]:
 
 
 same(exp.Aliases, "(row).* AS (names)", _aliases_check)
+
+
+# ---- UNNEST: several arrays, arrays of rows, maps, WITH ORDINALITY ---------------------------------
+_MAP_FORMS = (exp.Map, exp.VarMap, exp.MapFromEntries)
+
+
+def _unnested(value: exp.Expression) -> tuple:
+    """(kind, element): kind "array", "map" or None (unknown); element the array's element
+    type (None: unknown)."""
+    kind = type_of(value)
+    if (kind is not None and kind.this == exp.DataType.Type.MAP) or isinstance(value, _MAP_FORMS):
+        return "map", None
+    if kind is not None and kind.this == exp.DataType.Type.ARRAY:
+        element = kind.expressions[0] if kind.expressions else None
+        if isinstance(element, exp.DataType) and element.this != exp.DataType.Type.UNKNOWN:
+            return "array", element
+        return "array", None
+    if isinstance(value, exp.Array):
+        return "array", None
+    return None, None
+
+
+def _row_fields(element: Optional[exp.Expression]) -> Optional[list]:
+    """The Spark field names of a row element type (Trino's anonymous fields are the
+    emulator's field0, field1, ...); None when not a row."""
+    if not isinstance(element, exp.DataType) or element.this != exp.DataType.Type.STRUCT:
+        return None
+    names = []
+    for i, field in enumerate(element.expressions):
+        names.append(field.name if isinstance(field, exp.ColumnDef) else f"field{i}")
+    return names
+
+
+def unnest_generator(unnest: exp.Unnest, columns: list) -> tuple:
+    """Spark's generator for Trino's ``UNNEST(a, b, ...) [WITH ORDINALITY] AS t(columns)``
+    and its output columns: arrays side by side, the shorter ones padded with NULLs (a NULL
+    array as an empty one, all NULL: no rows); an array of rows gives a column per field;
+    a map its keys and values; the ordinality a bigint from 1. Athena (unlike Trino, which
+    fails on the count of names) keeps the rows of a single array of rows of several fields
+    as one column when one name is given. :class:`Refused` where the emulator cannot tell."""
+    values = list(unnest.expressions)
+    ordinality = unnest.args.get("offset")
+    names = list(columns)
+    if isinstance(ordinality, exp.Identifier):
+        names.append(ordinality)
+    elif ordinality:
+        raise Refused("UNNEST ... WITH ORDINALITY without a column name")
+    if not names:
+        raise Refused("UNNEST without column names (AS t(x))")
+    shapes = [_unnested(v) for v in values]
+    if any(kind == "map" for kind, _ in shapes):
+        if len(values) != 1 or ordinality:
+            raise Refused("UNNEST of a map with other arrays or WITH ORDINALITY")
+        return spark("explode(_0)", values[0]), names
+    if len(values) == 1 and not ordinality:
+        kind, element = shapes[0]
+        fields = _row_fields(element)
+        if fields is None:
+            if kind is None and len(columns) != 1:
+                raise Refused(
+                    f"UNNEST({values[0].sql('athena')})",
+                    "the emulator cannot tell its argument's type",
+                )
+            if kind == "array" and element is None and len(columns) != 1:
+                raise Refused(f"UNNEST({values[0].sql('athena')}) (its element type unknown)")
+            return spark("explode(_0)", values[0]), names
+        if len(columns) == len(fields):
+            if len(fields) == 1:
+                raise Refused("UNNEST of an array of rows of one field")  # Trino and Athena differ
+            return spark("inline(_0)", values[0]), names
+        if len(columns) == 1:
+            return spark("explode(_0)", values[0]), names
+        raise Refused(f"UNNEST of an array of rows of {len(fields)} fields into {len(columns)} names")
+    # several arrays, or WITH ORDINALITY: one struct per position
+    parts: list = []
+    for value, (kind, element) in zip(values, shapes):
+        if kind != "array" or element is None:
+            raise Refused(f"UNNEST({value.sql('athena')}, ...) (an element type the emulator cannot tell)")
+        fields = _row_fields(element)
+        at = spark("try_element_at(_0, _i + 1)", value)
+        if fields is None:
+            parts.append(at)
+        else:
+            parts.extend(exp.Dot(this=exp.paren(at.copy()), expression=exp.to_identifier(f, quoted=True)) for f in fields)
+    if len(parts) != len(columns):
+        raise Refused(f"UNNEST of {len(parts)} columns into {len(columns)} names")
+    if ordinality:
+        parts.append(spark("CAST(_i + 1 AS BIGINT)"))
+    sizes = [spark("size(_0)", v) for v in values]
+    longest = sizes[0] if len(sizes) == 1 else exp.Greatest(this=sizes[0], expressions=sizes[1:])
+    fields_text = ", ".join(f"'c{i}', _{i + 1}" for i in range(len(parts)))
+    generator = spark(
+        f"inline(transform(array_repeat(0, _0), (_x, _i) -> named_struct({fields_text})))",
+        longest,
+        *parts,
+    )
+    return generator, names
