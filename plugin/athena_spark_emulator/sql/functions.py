@@ -665,7 +665,10 @@ def array_agg(node: exp.Expression) -> exp.Expression:
     if isinstance(this, exp.Order):
         return _ordered_list(this.this, this)
     if isinstance(this, exp.Distinct):
-        raise Refused("array_agg(DISTINCT ...)")
+        # Trino keeps one NULL too, in no stated order: each value once, first seen first
+        if len(this.expressions) != 1:
+            raise Refused("array_agg(DISTINCT ...) of several values")
+        return spark("array_distinct(_0)", _ordered_list(this.expressions[0], None))
     return _ordered_list(this, None)
 
 
@@ -1062,6 +1065,14 @@ def row(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.Tuple, "row constructor")
 def tuple_row(node: exp.Expression) -> exp.Expression:
     if isinstance(node.parent, (exp.Values, exp.GroupingSets)):  # not a row there
+        return node
+    group = node.parent
+    if isinstance(group, exp.Group) and node in group.expressions:
+        # GROUP BY (a, b): Trino groups by a and b (Spark would by one row value)
+        flat = []
+        for item in group.expressions:
+            flat.extend(item.expressions if item is node else [item])
+        group.set("expressions", flat)
         return node
     return _row(list(node.expressions))
 
