@@ -140,14 +140,24 @@ same(exp.With, "with", _with_check)
 
 
 def _set_operation_check(node: exp.Expression) -> Optional[str]:
+    # Trino's CORRESPONDING (sqlglot: INNER ... BY NAME): query_shapes.corresponding
+    corresponding = node.args.get("by_name") and str(node.args.get("kind")).upper() == "INNER"
     for flag in ("by_name", "corresponding", "on", "side", "kind"):
-        if node.args.get(flag):
+        if node.args.get(flag) and not (corresponding and flag in ("by_name", "kind")):
             return f"{type(node).__name__.upper()} {str(flag).upper()}"
     return None
 
 
+def _set_operation(node: exp.Expression) -> exp.Expression:
+    if node.args.get("by_name"):
+        from athena_spark_emulator.sql.query_shapes import corresponding
+
+        return corresponding(node)
+    return node
+
+
 for _cls in (exp.Union, exp.Intersect, exp.Except):
-    same(_cls, _cls.__name__.lower(), _set_operation_check)
+    rewrites(_cls, _cls.__name__.lower(), _set_operation_check)(_set_operation)
 
 
 def _identifier_check(node: exp.Expression) -> Optional[str]:

@@ -5,6 +5,7 @@ package is imported (its __init__)."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable, Optional
 
 from sqlglot import exp
@@ -408,3 +409,53 @@ def unnest_generator(unnest: exp.Unnest, columns: list) -> tuple:
         *parts,
     )
     return generator, names
+
+
+# ---- UNION / INTERSECT / EXCEPT CORRESPONDING ---------------------------------------------------
+def _output_names(query: exp.Expression) -> Optional[list]:
+    """The column names of ``query`` where the statement states them (None: it does not)."""
+    if not isinstance(query, exp.Select):
+        return None
+    names: list = []
+    for projection in query.expressions:
+        if isinstance(projection, exp.Star):
+            source = query.args.get("from_") or query.args.get("from")
+            alias = source.this.args.get("alias") if source is not None else None
+            if query.args.get("joins") or alias is None or not alias.columns:
+                return None
+            names.extend(c.name for c in alias.columns)
+        elif isinstance(projection, (exp.Alias, exp.Column)) and projection.alias_or_name:
+            if re.fullmatch(r"_+(athena_)?col\d+", projection.alias_or_name):
+                return None  # an unnamed expression (the name Athena gives it)
+            names.append(projection.alias_or_name)
+        else:
+            return None
+    return names
+
+
+def corresponding(node: exp.Expression) -> exp.Expression:
+    """``a UNION [ALL] CORRESPONDING b`` (INTERSECT, EXCEPT): the columns both sides name,
+    in the first side's order, matched by name."""
+    left, right = node.this, node.expression
+    left_names, right_names = _output_names(left), _output_names(right)
+    word = f"{type(node).__name__.upper()} CORRESPONDING"
+    if left_names is None or right_names is None:
+        raise Refused(f"{word} of queries whose column names the emulator cannot tell")
+    lowered = [n.lower() for n in right_names]
+    if len(set(lowered)) != len(lowered) or len({n.lower() for n in left_names}) != len(left_names):
+        raise Refused(f"{word} of queries with a column name twice")
+    common = [n for n in left_names if n.lower() in lowered]
+    if not common:
+        raise Refused(f"{word} of queries with no column name in common")
+
+    def pick(query: exp.Expression, name: str) -> exp.Expression:
+        return exp.select(*[exp.column(c, quoted=True) for c in common]).from_(
+            exp.Subquery(this=query.copy(), alias=exp.TableAlias(this=exp.to_identifier(name)))
+        )
+
+    result = node.copy()
+    for flag in ("by_name", "kind"):
+        result.set(flag, None)
+    result.set("this", pick(left, "_left"))
+    result.set("expression", pick(right, "_right"))
+    return result
