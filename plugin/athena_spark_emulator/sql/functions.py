@@ -208,15 +208,6 @@ def row_field(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _coalesce_check(node: exp.Expression) -> Optional[str]:
-    for arg in (node.this, *node.expressions):
-        if isinstance(arg, (exp.Struct, exp.Tuple)) or (
-            isinstance(arg, exp.Cast) and arg.to.this == exp.DataType.Type.STRUCT
-        ):
-            return f"coalesce of rows ({node.sql('athena')})"
-    return None
-
-
 def _lambda_check(node: exp.Expression) -> Optional[str]:
     """Athena fails a lambda whose body has a subquery or an aggregate (Spark runs it)."""
     body = node.this
@@ -301,7 +292,23 @@ for _cls, _name in (
     (exp.Case, "case"),
 ):
     same(_cls, _name)
-same(exp.Coalesce, "coalesce", _coalesce_check)
+def _is_row(arg: exp.Expression) -> bool:
+    kind = type_of(arg)
+    return (
+        isinstance(arg, (exp.Struct, exp.Tuple))
+        or (isinstance(arg, exp.Cast) and arg.to.this == exp.DataType.Type.STRUCT)
+        or (kind is not None and kind.this == exp.DataType.Type.STRUCT)
+    )
+
+
+@rewrites(exp.Coalesce, "coalesce")
+def coalesce(node: exp.Expression) -> exp.Expression:
+    """Trino's coalesce skips a row whose fields are all NULL (as NULL), keeps one with
+    some: Spark's to_json of a row leaves NULL fields out, '{}' for all of them."""
+    for arg in [node.this, *node.expressions]:
+        if _is_row(arg):
+            arg.replace(spark("CASE WHEN to_json(_0) = '{}' THEN NULL ELSE _0 END", arg))
+    return node
 
 
 def _in_check(node: exp.Expression) -> Optional[str]:
