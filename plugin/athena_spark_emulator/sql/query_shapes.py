@@ -459,3 +459,23 @@ def corresponding(node: exp.Expression) -> exp.Expression:
     result.set("this", pick(left, "_left"))
     result.set("expression", pick(right, "_right"))
     return result
+
+
+# ---- row.fields() ----------------------------------------------------------------------------
+@rewrites("fields", "row.fields()")
+def row_fields(node: exp.Expression) -> exp.Expression:
+    """``row.fields()``: the row type's field names (an array(varchar), even for a NULL row)."""
+    dot = node.parent
+    if not isinstance(dot, exp.Dot) or dot.expression is not node or node.expressions:
+        raise Refused(f"{node.sql('athena')} (fields() of a row only)")
+    kind = type_of(dot.this)
+    names = _row_fields(kind)
+    if (
+        kind is None
+        or names is None
+        or not all(isinstance(f, exp.ColumnDef) for f in kind.expressions)
+        or any(n != n.lower() for n in names)
+    ):
+        raise Refused(f"{dot.sql('athena')} (of a row whose field names the emulator cannot tell)")
+    dot.replace(exp.Array(expressions=[exp.Literal.string(n) for n in names]))
+    return node
