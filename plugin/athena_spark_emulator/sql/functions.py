@@ -188,10 +188,9 @@ same(exp.Alias, "alias", _alias_check)
 def _dot_check(node: exp.Expression) -> Optional[str]:
     if isinstance(node.expression, exp.Star):
         select = node.parent.parent if isinstance(node.parent, exp.Aliases) else node.parent
-        stars = [d for d in select.find_all(exp.Dot) if isinstance(d.expression, exp.Star)]
         if (
             not isinstance(select, exp.Select)
-            or len(stars) != 1
+            or len([d for d in select.find_all(exp.Dot) if isinstance(d.expression, exp.Star)]) != 1
             or select.args.get("group")
             or select.find(exp.AggFunc, exp.Window, exp.Explode, exp.Inline)
         ):
@@ -292,6 +291,8 @@ for _cls, _name in (
     (exp.Case, "case"),
 ):
     same(_cls, _name)
+
+
 def _is_row(arg: exp.Expression) -> bool:
     kind = type_of(arg)
     return (
@@ -316,11 +317,11 @@ def _in_check(node: exp.Expression) -> Optional[str]:
     match and a NULL in the subquery): the same only as a condition of WHERE / HAVING."""
     if node.args.get("query") is None:
         return None
-    child, parent = node, node.parent
+    parent = node.parent
     if isinstance(parent, exp.Not):
-        child, parent = parent, parent.parent
+        parent = parent.parent
     while isinstance(parent, (exp.And, exp.Paren)):
-        child, parent = parent, parent.parent
+        parent = parent.parent
     if isinstance(parent, (exp.Where, exp.Having)):
         return None
     return f"{node.sql('athena')} outside a WHERE condition (Spark answers false for NULL)"
@@ -1086,7 +1087,7 @@ def tuple_row(node: exp.Expression) -> exp.Expression:
     group = node.parent
     if isinstance(group, exp.Group) and node in group.expressions:
         # GROUP BY (a, b): Trino groups by a and b (Spark would by one row value)
-        flat = []
+        flat: list = []
         for item in group.expressions:
             flat.extend(item.expressions if item is node else [item])
         group.set("expressions", flat)

@@ -188,7 +188,9 @@ def multimap_from_entries(node: exp.Expression) -> exp.Expression:
     row's field names), which fails for a NULL key as Trino does."""
     if len(node.expressions) != 1:
         raise Refused(f"{node.sql('athena')} (one array of rows)")
-    entries = spark("transform(_0, e -> map_entries(map_from_entries(array(e)))[0])", node.expressions[0])
+    entries = spark(
+        "transform(_0, e -> map_entries(map_from_entries(array(e)))[0])", node.expressions[0]
+    )
     return spark(
         "map_from_entries(transform(array_distinct(transform(_0, e -> e.key)), "
         "k -> struct(k, transform(filter(_0, e -> e.key = k), e -> e.value))))",
@@ -249,14 +251,19 @@ def _one_column_query(node: exp.Expression) -> Optional[exp.Expression]:
             first = first.this
         if isinstance(first, exp.Subquery):
             first = first.unnest()
-        if isinstance(first, exp.Select) and len(first.expressions) == 1:
-            if not isinstance(first.expressions[0], exp.Star):
-                return node
+        if (
+            isinstance(first, exp.Select)
+            and len(first.expressions) == 1
+            and not isinstance(first.expressions[0], exp.Star)
+        ):
+            return node
         return None
     return None
 
 
-def _quantified(node: exp.Expression, query: Optional[exp.Expression], every: bool) -> exp.Expression:
+def _quantified(
+    node: exp.Expression, query: Optional[exp.Expression], every: bool
+) -> exp.Expression:
     comparison = node.parent
     word = "ALL" if every else "ANY"
     if not isinstance(comparison, _COMPARISONS) or comparison.expression is not node:
@@ -367,48 +374,59 @@ def unnest_generator(unnest: exp.Unnest, columns: list) -> tuple:
             raise Refused("UNNEST of a map with other arrays or WITH ORDINALITY")
         return spark("explode(_0)", values[0]), names
     if len(values) == 1 and not ordinality:
-        kind, element = shapes[0]
-        fields = _row_fields(element)
-        if fields is None:
-            if kind is None and len(columns) != 1:
-                raise Refused(
-                    f"UNNEST({values[0].sql('athena')})",
-                    "the emulator cannot tell its argument's type",
-                )
-            if kind == "array" and element is None and len(columns) != 1:
-                raise Refused(f"UNNEST({values[0].sql('athena')}) (its element type unknown)")
-            return spark("explode(_0)", values[0]), names
-        if len(columns) == len(fields):
-            if len(fields) == 1:
-                raise Refused("UNNEST of an array of rows of one field")  # Trino and Athena differ
-            return spark("inline(_0)", values[0]), names
-        if len(columns) == 1:
-            return spark("explode(_0)", values[0]), names
-        raise Refused(f"UNNEST of an array of rows of {len(fields)} fields into {len(columns)} names")
-    # several arrays, or WITH ORDINALITY: one struct per position
+        return _one_array(values[0], shapes[0], len(columns)), names
+    return _side_by_side(values, shapes, len(columns), bool(ordinality)), names
+
+
+def _one_array(value: exp.Expression, shape: tuple, count: int) -> exp.Expression:
+    kind, element = shape
+    fields = _row_fields(element)
+    if fields is None:
+        if kind is None and count != 1:
+            raise Refused(
+                f"UNNEST({value.sql('athena')})", "the emulator cannot tell its argument's type"
+            )
+        if kind == "array" and element is None and count != 1:
+            raise Refused(f"UNNEST({value.sql('athena')}) (its element type unknown)")
+        return spark("explode(_0)", value)
+    if count == len(fields):
+        if len(fields) == 1:
+            raise Refused("UNNEST of an array of rows of one field")  # Trino and Athena differ
+        return spark("inline(_0)", value)
+    if count == 1:
+        return spark("explode(_0)", value)
+    raise Refused(f"UNNEST of an array of rows of {len(fields)} fields into {count} names")
+
+
+def _side_by_side(values: list, shapes: list, count: int, ordinality: bool) -> exp.Expression:
+    """Several arrays, or WITH ORDINALITY: one struct per position up to the longest."""
     parts: list = []
     for value, (kind, element) in zip(values, shapes):
         if kind != "array" or element is None:
-            raise Refused(f"UNNEST({value.sql('athena')}, ...) (an element type the emulator cannot tell)")
+            raise Refused(
+                f"UNNEST({value.sql('athena')}, ...) (an element type the emulator cannot tell)"
+            )
         fields = _row_fields(element)
         at = spark("try_element_at(_0, _i + 1)", value)
         if fields is None:
             parts.append(at)
         else:
-            parts.extend(exp.Dot(this=exp.paren(at.copy()), expression=exp.to_identifier(f, quoted=True)) for f in fields)
-    if len(parts) != len(columns):
-        raise Refused(f"UNNEST of {len(parts)} columns into {len(columns)} names")
+            parts.extend(
+                exp.Dot(this=exp.paren(at.copy()), expression=exp.to_identifier(f, quoted=True))
+                for f in fields
+            )
+    if len(parts) != count:
+        raise Refused(f"UNNEST of {len(parts)} columns into {count} names")
     if ordinality:
         parts.append(spark("CAST(_i + 1 AS BIGINT)"))
     sizes = [spark("size(_0)", v) for v in values]
     longest = sizes[0] if len(sizes) == 1 else exp.Greatest(this=sizes[0], expressions=sizes[1:])
     fields_text = ", ".join(f"'c{i}', _{i + 1}" for i in range(len(parts)))
-    generator = spark(
+    return spark(
         f"inline(transform(array_repeat(0, _0), (_x, _i) -> named_struct({fields_text})))",
         longest,
         *parts,
     )
-    return generator, names
 
 
 # ---- UNION / INTERSECT / EXCEPT CORRESPONDING ---------------------------------------------------

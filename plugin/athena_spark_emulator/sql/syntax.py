@@ -74,7 +74,11 @@ def _without_digit_separators(statement: str) -> str:
         return statement
     parts, last = [], 0
     for quoted in _QUOTED.finditer(statement):
-        parts.append(_DIGIT_SEPARATORS.sub(lambda m: m.group(0).replace("_", ""), statement[last : quoted.start()]))
+        parts.append(
+            _DIGIT_SEPARATORS.sub(
+                lambda m: m.group(0).replace("_", ""), statement[last : quoted.start()]
+            )
+        )
         parts.append(quoted.group(0))
         last = quoted.end()
     parts.append(_DIGIT_SEPARATORS.sub(lambda m: m.group(0).replace("_", ""), statement[last:]))
@@ -84,7 +88,11 @@ def _without_digit_separators(statement: str) -> str:
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
     try:
-        trees = [t for t in sqlglot.parse(_without_digit_separators(statement), read=DIALECT) if t is not None]
+        trees = [
+            t
+            for t in sqlglot.parse(_without_digit_separators(statement), read=DIALECT)
+            if t is not None
+        ]
     except ParseError as exc:
         errors = getattr(exc, "errors", None) or [{}]
         first = errors[0].get("description") or str(exc).splitlines()[0]

@@ -13,7 +13,7 @@ import sqlglot
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions import TABLE, Refused
-from athena_spark_emulator.sql.spark_forms import literal_type, spark, type_of
+from athena_spark_emulator.sql.spark_forms import literal_type
 from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable
 
 
@@ -70,7 +70,12 @@ def name_columns(tree: exp.Expression) -> None:
         for i, projection in enumerate(select.expressions):
             if isinstance(projection, exp.Star) or (
                 isinstance(projection, (exp.Column, exp.Dot))
-                and isinstance(projection.args.get("this" if isinstance(projection, exp.Column) else "expression"), exp.Star)
+                and isinstance(
+                    projection.args.get(
+                        "this" if isinstance(projection, exp.Column) else "expression"
+                    ),
+                    exp.Star,
+                )
             ):
                 starred = True
                 continue
