@@ -497,3 +497,84 @@ def row_fields(node: exp.Expression) -> exp.Expression:
         raise Refused(f"{dot.sql('athena')} (of a row whose field names the emulator cannot tell)")
     dot.replace(exp.Array(expressions=[exp.Literal.string(n) for n in names]))
     return node
+
+
+# ---- the types of lambda parameters ------------------------------------------------------------
+def _element(kind: Optional[exp.DataType], position: int = 0) -> Optional[exp.DataType]:
+    if kind is None or kind.this not in (exp.DataType.Type.ARRAY, exp.DataType.Type.MAP):
+        return None
+    wanted = 1 if kind.this == exp.DataType.Type.MAP and position else 0
+    found = kind.expressions[wanted] if len(kind.expressions) > wanted else None
+    if not isinstance(found, exp.DataType) or found.this == exp.DataType.Type.UNKNOWN:
+        return None
+    return found
+
+
+def _state_type(node: exp.Reduce) -> Optional[exp.DataType]:
+    """reduce's state S: the initial state's type where the statement fixes it (a cast, or
+    the array's element type), else unknown (Trino's coercions decide it)."""
+    initial = node.args.get("initial")
+    if initial is None:
+        return None
+    kind = type_of(initial)
+    if isinstance(initial, exp.Cast):
+        return kind
+    element = _element(type_of(node.this))
+    return kind if kind is not None and element is not None and kind == element else None
+
+
+def _parameter_types(call: exp.Expression, lam: exp.Lambda) -> list:
+    """The Athena types of ``lam``'s parameters as ``call`` passes them (None: unknown)."""
+    if isinstance(call, exp.Reduce):
+        state = _state_type(call)
+        if lam is call.args.get("merge"):
+            return [state, _element(type_of(call.this))]
+        return [state]
+    if isinstance(call, (exp.Transform, exp.ArrayFilter, exp.ArraySort)):
+        element = _element(type_of(call.this))
+        return [element, element]
+    if isinstance(call, exp.Anonymous):
+        name = str(call.name).lower()
+        args = [a for a in call.expressions if not isinstance(a, exp.Lambda)]
+        kinds = [type_of(a) for a in args]
+        if name in ("any_match", "all_match", "none_match") and kinds:
+            return [_element(kinds[0])]
+        if name == "zip_with" and len(kinds) == 2:
+            return [_element(kinds[0]), _element(kinds[1])]
+        if name in ("transform_values", "transform_keys", "map_filter") and kinds:
+            return [_element(kinds[0], 0), _element(kinds[0], 1)]
+        if name == "map_zip_with" and len(kinds) == 2:
+            return [_element(kinds[0], 0), _element(kinds[0], 1), _element(kinds[1], 1)]
+    return []
+
+
+def lambda_parameter_type(node: exp.Expression) -> Optional[exp.DataType]:
+    """The type of a lambda parameter ``x`` (or of its row's field ``x.f``) where the
+    function the lambda is passed to tells it; None otherwise."""
+    if isinstance(node, exp.Identifier):  # how sqlglot reads a parameter in a lambda's body
+        name, field = node.name, None
+    elif isinstance(node, exp.Dot) and isinstance(node.this, exp.Identifier):
+        name, field = node.this.name, node.name
+    elif isinstance(node, exp.Column) and not node.args.get("db"):
+        name, field = (node.table, node.name) if node.table else (node.name, None)
+    else:
+        return None
+    lam = node.find_ancestor(exp.Lambda)
+    while lam is not None:
+        params = [p.name for p in lam.expressions]
+        if name in params:
+            call = lam.parent
+            types = _parameter_types(call, lam) if call is not None else []
+            index = params.index(name)
+            kind = types[index] if index < len(types) else None
+            if field is None or kind is None:
+                return kind
+            if kind.this != exp.DataType.Type.STRUCT:
+                return None
+            for item in kind.expressions:
+                if isinstance(item, exp.ColumnDef) and item.name.lower() == field.lower():
+                    found = item.args.get("kind")
+                    return found if isinstance(found, exp.DataType) else None
+            return None
+        lam = lam.find_ancestor(exp.Lambda)
+    return None

@@ -69,6 +69,10 @@ def type_of(node: exp.Expression) -> Optional[exp.DataType]:
         return _arithmetic_type(node)
     found = node.type
     if found is None or found.this in (exp.DataType.Type.UNKNOWN, exp.DataType.Type.NULL):
+        if isinstance(node, (exp.Column, exp.Identifier, exp.Dot)):  # a lambda's parameter
+            from athena_spark_emulator.sql.query_shapes import lambda_parameter_type
+
+            return lambda_parameter_type(node)
         return None
     return found
 
