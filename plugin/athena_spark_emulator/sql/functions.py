@@ -973,6 +973,10 @@ def subscript(node: exp.Expression) -> exp.Expression:
             node.this,
             index,
         )
+    if kind is not None and kind.this == T.STRUCT:  # row[2]: its second field
+        from athena_spark_emulator.sql.query_shapes import row_subscript
+
+        return row_subscript(node, kind)
     if (kind is None or kind.this != T.ARRAY) and not isinstance(node.this, exp.Array):
         raise Refused(
             f"the subscript {node.sql('athena')} (of a value whose type the emulator cannot tell)"
@@ -1340,6 +1344,10 @@ def typeof(node: exp.Expression) -> exp.Expression:
     kind = type_of(value)
     if isinstance(value, exp.Literal) and value.is_string:
         return exp.Literal.string(f"varchar({len(value.this)})")
+    if isinstance(value, (exp.Array, exp.Map)):  # array(integer), map(varchar(3), integer)
+        from athena_spark_emulator.sql.query_shapes import container_type_name
+
+        return exp.Literal.string(container_type_name(node, value))
     if kind is None or _is_text(kind) or kind.this in (T.ARRAY, T.MAP, T.STRUCT):
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
     if is_decimal(kind):

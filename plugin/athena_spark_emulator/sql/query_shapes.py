@@ -578,3 +578,75 @@ def lambda_parameter_type(node: exp.Expression) -> Optional[exp.DataType]:
             return None
         lam = lam.find_ancestor(exp.Lambda)
     return None
+
+
+# ---- row[i], typeof(ARRAY[...]) / typeof(MAP(...)) -----------------------------------------------
+def row_subscript(node: exp.Expression, kind: exp.DataType) -> exp.Expression:
+    """``row[i]``: the row's i-th field (from 1; a constant index, as Trino requires)."""
+    [index] = node.expressions
+    names = _row_fields(kind) or []
+    if not (isinstance(index, exp.Literal) and not index.is_string and index.this.isdigit()):
+        raise Refused(f"the subscript {node.sql('athena')} (of a row, by a constant only)")
+    position = int(index.this)
+    if not 1 <= position <= len(names):
+        raise Refused(f"the subscript {node.sql('athena')} (out of the row's fields)")
+    return exp.Dot(
+        this=exp.paren(node.this.copy()),
+        expression=exp.to_identifier(names[position - 1], quoted=True),
+    )
+
+
+_SCALAR_NAMES = {
+    exp.DataType.Type.INT: "integer",
+    exp.DataType.Type.BIGINT: "bigint",
+    exp.DataType.Type.SMALLINT: "smallint",
+    exp.DataType.Type.TINYINT: "tinyint",
+    exp.DataType.Type.DOUBLE: "double",
+    exp.DataType.Type.FLOAT: "real",
+    exp.DataType.Type.BOOLEAN: "boolean",
+    exp.DataType.Type.DATE: "date",
+}
+
+
+def _common(names: list) -> Optional[str]:
+    """The common type of literal elements where it is one of them (varchar(n): the longest)."""
+    if not names or None in names:
+        return None
+    if all(n.startswith("varchar(") for n in names):
+        return max(names, key=lambda n: int(n[len("varchar(") : -1]))
+    return names[0] if len(set(names)) == 1 else None
+
+
+def _type_name(node: exp.Expression) -> Optional[str]:
+    if isinstance(node, exp.Paren):
+        return _type_name(node.this)
+    if isinstance(node, exp.Literal) and node.is_string:
+        return f"varchar({len(node.this)})"
+    if isinstance(node, exp.Array):
+        if not node.expressions:
+            return "array(unknown)"
+        element = _common([_type_name(e) for e in node.expressions])
+        return f"array({element})" if element else None
+    if isinstance(node, exp.Map):
+        keys, values = node.args.get("keys"), node.args.get("values")
+        key = _type_name(keys) if isinstance(keys, exp.Array) else None
+        value = _type_name(values) if isinstance(values, exp.Array) else None
+        if key and value and key.startswith("array(") and value.startswith("array("):
+            return f"map({key[6:-1]}, {value[6:-1]})"
+        return None
+    kind = type_of(node)
+    if kind is None:
+        return None
+    if kind.this == exp.DataType.Type.DECIMAL and len(kind.expressions) == 2:
+        precision, scale = (int(p.this.this) for p in kind.expressions)
+        return f"decimal({precision},{scale})"
+    return _SCALAR_NAMES.get(kind.this)
+
+
+def container_type_name(node: exp.Expression, value: exp.Expression) -> str:
+    """Athena's name of the type of an ARRAY[...] or MAP(ARRAY[...], ARRAY[...]) of
+    literals (typeof)."""
+    name = _type_name(value)
+    if name is None or "unknown" in name:
+        raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
+    return name
