@@ -94,3 +94,30 @@ def test_unnest_of_one_row_field_is_refused():
 def test_corresponding_needs_named_columns():
     with pytest.raises(Untranslatable, match="column names the emulator cannot tell"):
         spark_sql("SELECT 1 UNION CORRESPONDING SELECT 2")
+
+
+def test_inline_functions_are_expanded():
+    sql = spark_sql(
+        "WITH FUNCTION twice(x bigint) RETURNS bigint RETURN x * 2 SELECT twice(n) FROM t"
+    )
+    assert "CAST((CAST(n AS BIGINT) * 2) AS BIGINT)" in sql
+    with pytest.raises(Untranslatable, match="an argument of another type"):
+        spark_sql("WITH FUNCTION twice(x bigint) RETURNS bigint RETURN x * 2 SELECT twice('1')")
+
+
+def test_lambda_parameters_are_typed_for_division():
+    assert " DIV " in spark_sql("SELECT transform(ARRAY[7, 9], x -> x / 2)").upper()
+
+
+def test_typeof_of_literal_containers():
+    assert "'map(varchar(3), integer)'" in spark_sql(
+        "SELECT typeof(MAP(ARRAY['foo', 'bar'], ARRAY[1, 2]))"
+    )
+    with pytest.raises(Untranslatable, match="cannot tell this value's Athena type"):
+        spark_sql("SELECT typeof(ARRAY[1, 2e0])")
+
+
+def test_row_subscript_by_position():
+    assert "`field1`" in spark_sql("SELECT ROW(1, 2.0)[2]")
+    with pytest.raises(Untranslatable, match="out of the row's fields"):
+        spark_sql("SELECT ROW(1, 2.0)[3]")

@@ -564,7 +564,7 @@ def lambda_parameter_type(node: exp.Expression) -> Optional[exp.DataType]:
         params = [p.name for p in lam.expressions]
         if name in params:
             call = lam.parent
-            types = _parameter_types(call, lam) if call is not None else []
+            types = _parameter_types(call, lam) if isinstance(call, exp.Expression) else []
             index = params.index(name)
             kind = types[index] if index < len(types) else None
             if field is None or kind is None:
@@ -650,3 +650,78 @@ def container_type_name(node: exp.Expression, value: exp.Expression) -> str:
     if name is None or "unknown" in name:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
     return name
+
+
+# ---- WITH FUNCTION (inline SQL functions) ------------------------------------------------------
+def _inline_function(spec: exp.Expression, text: str) -> tuple:
+    """(name, parameters, return type, body) of one ``FUNCTION f(x type) RETURNS type
+    RETURN expr``; Untranslatable for any other body or characteristic."""
+    from athena_spark_emulator.sql.syntax import Untranslatable
+
+    signature, body = spec.this, spec.expression
+    properties = spec.args.get("characteristics")
+    listed = list(properties.expressions) if properties is not None else []
+    returns = [p for p in listed if isinstance(p, exp.ReturnsProperty)]
+    params = list(signature.expressions) if isinstance(signature, exp.UserDefinedFunction) else []
+    if (
+        not isinstance(signature, exp.UserDefinedFunction)
+        or not isinstance(body, exp.Return)
+        or len(returns) != 1
+        or len(listed) != 1
+        or not all(isinstance(p, exp.ColumnDef) and p.args.get("kind") for p in params)
+    ):
+        raise Untranslatable(
+            "inline SQL functions (WITH FUNCTION ...) other than RETURN expr", text
+        )
+    return signature.this.name.lower(), params, returns[0].this, body.this
+
+
+def _expanded(call_node: exp.Expression, function: tuple, text: str) -> exp.Expression:
+    from athena_spark_emulator.sql.syntax import Untranslatable
+
+    _, params, returns, body = function
+    if len(call_node.expressions) != len(params):
+        raise Untranslatable(
+            f"{call_node.sql('athena')} (arguments other than its parameters)", text
+        )
+    values = {}
+    for param, arg in zip(params, call_node.expressions):
+        kind = param.args["kind"]
+        if isinstance(arg, exp.Literal) and arg.is_string != (kind.this in exp.DataType.TEXT_TYPES):
+            # Trino coerces no text to a number (nor back): the call fails there
+            raise Untranslatable(f"{call_node.sql('athena')} (an argument of another type)", text)
+        values[param.name.lower()] = exp.Cast(this=arg.copy(), to=kind.copy())
+    expanded = body.copy()
+    for column in list(expanded.find_all(exp.Column)):
+        if not column.table and column.name.lower() in values:
+            column.replace(values[column.name.lower()].copy())
+    return exp.Cast(this=exp.paren(expanded), to=returns.copy())
+
+
+def inline_functions(tree: exp.Expression) -> exp.Expression:
+    """``WITH FUNCTION f(x type) RETURNS type RETURN expr ... SELECT f(...)``: each call of
+    ``f`` replaced by its body, the arguments cast to the parameters' types and the body to
+    the return type. A body other than one RETURN expression, or a function calling an
+    inline function, is refused (Untranslatable, as the parser reports)."""
+    from athena_spark_emulator.sql.syntax import Untranslatable
+
+    key = "with_" if tree.args.get("with_") is not None else "with"
+    with_ = tree.args.get(key)
+    text = tree.sql("athena")
+    if not isinstance(with_, exp.With):
+        raise Untranslatable("inline SQL functions (WITH FUNCTION ...)", text)
+    functions = {}
+    for spec in with_.args.get("udfs") or []:
+        function = _inline_function(spec, text)
+        functions[function[0]] = function
+    for function in functions.values():
+        if any(str(n.name).lower() in functions for n in function[3].find_all(exp.Anonymous)):
+            raise Untranslatable("an inline SQL function calling an inline function", text)
+    with_.set("udfs", None)
+    if not with_.expressions:
+        tree.set(key, None)
+    for call_node in list(tree.find_all(exp.Anonymous)):
+        found = functions.get(str(call_node.name).lower())
+        if found is not None:
+            call_node.replace(_expanded(call_node, found, text))
+    return tree

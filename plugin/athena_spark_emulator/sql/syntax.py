@@ -107,8 +107,12 @@ def parse(statement: str) -> exp.Expression:
     tree = trees[0]
     assert isinstance(tree, exp.Expression)
     if tree.find(exp.UserDefinedFunction):
-        # WITH FUNCTION name(...) RETURNS ...: its name would be read as a table otherwise
-        raise Untranslatable("inline SQL functions (WITH FUNCTION ...)", statement)
+        # WITH FUNCTION name(...) RETURNS ... RETURN expr: each call replaced by its body
+        from athena_spark_emulator.sql.query_shapes import inline_functions
+
+        if not isinstance(tree, exp.Query):
+            raise Untranslatable("inline SQL functions (WITH FUNCTION ...)", statement)
+        tree = inline_functions(tree)
     if isinstance(tree, exp.Values) and tree.expressions and not tree.args.get("alias"):
         # a VALUES statement: its rows as a query, its columns named _col0, _col1, ...
         first = tree.expressions[0]
