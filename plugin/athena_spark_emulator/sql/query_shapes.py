@@ -18,9 +18,17 @@ from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 # Spark's grouping analytics are Trino's: each grouping set (a CUBE or ROLLUP its sets) run
 # as a GROUP BY of its columns, the other grouped columns NULL; several grouping elements
 # (GROUP BY GROUPING SETS (...), ROLLUP (...)) cross their sets, in both.
-same(exp.GroupingSets, "GROUPING SETS")
-same(exp.Cube, "CUBE")
-same(exp.Rollup, "ROLLUP")
+def _grouping_check(node: exp.Expression) -> Optional[str]:
+    group = node.parent
+    if isinstance(group, exp.Group) and group.args.get("all") is not None:
+        # Spark has no GROUP BY ALL / DISTINCT of grouping sets (its GROUP BY ALL differs)
+        return "GROUP BY ALL / GROUP BY DISTINCT of grouping sets"
+    return None
+
+
+same(exp.GroupingSets, "GROUPING SETS", _grouping_check)
+same(exp.Cube, "CUBE", _grouping_check)
+same(exp.Rollup, "ROLLUP", _grouping_check)
 
 
 @rewrites(exp.Grouping, "grouping")
