@@ -121,3 +121,14 @@ def test_row_subscript_by_position():
     assert "`field1`" in spark_sql("SELECT ROW(1, 2.0)[2]")
     with pytest.raises(Untranslatable, match="out of the row's fields"):
         spark_sql("SELECT ROW(1, 2.0)[3]")
+
+
+def test_recursive_with_is_unrolled_to_trinos_depth():
+    sql = spark_sql(
+        "WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t WHERE n < 4) "
+        "SELECT sum(n) FROM t"
+    )
+    assert "t__level10" in sql and "t__level11" in sql
+    assert "athena_recursion_depth_exceeded(10)" in sql
+    with pytest.raises(AthenaError, match=r"Recursion depth limit exceeded \(10\)"):
+        query_shapes.recursion_depth_exceeded(10)

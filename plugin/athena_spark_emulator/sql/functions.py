@@ -132,11 +132,13 @@ for _cls in (
     same(_cls, _cls.__name__.lower())
 
 
-def _with_check(node: exp.Expression) -> Optional[str]:
-    return "WITH RECURSIVE" if node.args.get("recursive") else None
+@rewrites(exp.With, "with")
+def with_(node: exp.Expression) -> exp.Expression:
+    if node.args.get("recursive"):  # unrolled to Trino's recursion depth (query_shapes)
+        from athena_spark_emulator.sql.query_shapes import recursive_with
 
-
-same(exp.With, "with", _with_check)
+        return recursive_with(node)
+    return node
 
 
 def _set_operation_check(node: exp.Expression) -> Optional[str]:

@@ -14,6 +14,7 @@ from athena_spark_emulator.sql.functions import Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import call, spark, type_of
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
+
 # ---- GROUPING SETS, CUBE, ROLLUP, grouping() -------------------------------------------------
 # Spark's grouping analytics are Trino's: each grouping set (a CUBE or ROLLUP its sets) run
 # as a GROUP BY of its columns, the other grouped columns NULL; several grouping elements
@@ -733,3 +734,85 @@ def inline_functions(tree: exp.Expression) -> exp.Expression:
         if found is not None:
             call_node.replace(_expanded(call_node, found, text))
     return tree
+
+
+# ---- WITH RECURSIVE --------------------------------------------------------------------------
+MAX_RECURSION_DEPTH = 10  # Trino's max_recursion_depth session property, by default
+
+
+@udf("recursion_depth_exceeded", "boolean")
+def recursion_depth_exceeded(depth: Optional[int]) -> Optional[bool]:
+    """Called for a row past Trino's recursion depth: the query fails as Trino's does."""
+    raise AthenaError(
+        f"NOT_SUPPORTED: Recursion depth limit exceeded ({depth}). Use 'max_recursion_depth' "
+        "session property to modify the limit."
+    )
+
+
+def _references(query: exp.Expression, name: str) -> list:
+    return [t for t in query.find_all(exp.Table) if not t.db and t.name.lower() == name]
+
+
+def _unrolled(cte: exp.CTE, name: str) -> list:
+    """The CTEs for one recursive WITH query: its base, each step reading the one before,
+    and the query itself, their UNION ALL (failing when the step past the depth has rows)."""
+    body = cte.this
+    alias = cte.args.get("alias")
+    columns = list(alias.columns) if alias is not None else []
+    if not isinstance(body, exp.Union) or body.args.get("distinct") is not False or not columns:
+        raise Refused("WITH RECURSIVE other than (base UNION ALL step) with column names")
+    base, step = body.this, body.expression
+    if _references(base, name) or len(_references(step, name)) != 1:
+        raise Refused("WITH RECURSIVE whose step reads the query other than once in FROM")
+    if body.args.get("order") or body.args.get("limit") or body.args.get("offset"):
+        raise Refused("WITH RECURSIVE with ORDER BY or LIMIT on its UNION")
+    levels = []
+    for depth in range(MAX_RECURSION_DEPTH + 2):
+        level = f"{name}__level{depth}"
+        if depth == 0:
+            query = base.copy()
+        else:
+            query = step.copy()
+            [ref] = _references(query, name)
+            ref_alias = ref.args.get("alias") or exp.TableAlias(this=exp.to_identifier(ref.name))
+            ref.replace(
+                exp.Table(this=exp.to_identifier(f"{name}__level{depth - 1}"), alias=ref_alias)
+            )
+        levels.append(
+            exp.CTE(
+                this=query,
+                alias=exp.TableAlias(
+                    this=exp.to_identifier(level), columns=[c.copy() for c in columns]
+                ),
+            )
+        )
+    parts = [exp.select("*").from_(f"{name}__level{d}") for d in range(MAX_RECURSION_DEPTH + 1)]
+    past = exp.select("*").from_(f"{name}__level{MAX_RECURSION_DEPTH + 1}")
+    past = past.where(udf_call("recursion_depth_exceeded", exp.Literal.number(MAX_RECURSION_DEPTH)))
+    union: exp.Expression = parts[0]
+    for part in [*parts[1:], past]:
+        union = exp.Union(this=union, expression=part, distinct=False)
+    whole = exp.CTE(
+        this=union,
+        alias=exp.TableAlias(
+            this=cte.args["alias"].this.copy(), columns=[c.copy() for c in columns]
+        ),
+    )
+    return [*levels, whole]
+
+
+def recursive_with(node: exp.Expression) -> exp.Expression:
+    """Trino's WITH RECURSIVE: a query ``t(cols) AS (base UNION ALL step)`` whose step reads
+    ``t`` once is unrolled to a fixed depth (Trino's: 10 steps, failing if there would be
+    rows past it); the other queries of the list stay as they are."""
+    ctes = []
+    for cte in node.expressions:
+        name = cte.alias_or_name.lower()
+        if _references(cte.this, name):
+            ctes.extend(_unrolled(cte, name))
+        else:
+            ctes.append(cte)
+    result = node.copy()
+    result.set("expressions", ctes)
+    result.set("recursive", None)
+    return result
