@@ -129,6 +129,6 @@ def test_recursive_with_is_unrolled_to_trinos_depth():
         "SELECT sum(n) FROM t"
     )
     assert "t__level10" in sql and "t__level11" in sql
-    assert "athena_recursion_depth_exceeded(10)" in sql
+    assert "ATHENA_RECURSION_DEPTH_EXCEEDED(10)" in sql.upper()
     with pytest.raises(AthenaError, match=r"Recursion depth limit exceeded \(10\)"):
         query_shapes.recursion_depth_exceeded(10)
