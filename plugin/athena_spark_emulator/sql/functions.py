@@ -234,13 +234,13 @@ def _unused_tuple_check(node: exp.Expression) -> Optional[str]:
     return _tuple_check(node)
 
 
-def _no_lambda(node: exp.Expression) -> Optional[str]:
-    if any(isinstance(a, exp.Lambda) for a in node.args.values()):
-        return f"{node.sql('athena')} with a lambda"
-    return None
+@rewrites(exp.RegexpReplace, "regexp_replace")
+def regexp_replace(node: exp.Expression) -> exp.Expression:
+    if isinstance(node.args.get("replacement"), exp.Lambda):  # each match by a function
+        from athena_spark_emulator.sql.query_shapes import regexp_replace_lambda
 
-
-same(exp.RegexpReplace, "regexp_replace", _no_lambda)
+        return regexp_replace_lambda(node)
+    return node
 
 
 def _join_check(node: exp.Expression) -> Optional[str]:

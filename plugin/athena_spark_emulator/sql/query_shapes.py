@@ -539,6 +539,8 @@ def _parameter_types(call: exp.Expression, lam: exp.Lambda) -> list:
         if lam is call.args.get("merge"):
             return [state, _element(type_of(call.this))]
         return [state]
+    if isinstance(call, exp.RegexpReplace):  # the array of a match's groups
+        return [exp.DataType.build("array<varchar>")]
     if isinstance(call, (exp.Transform, exp.ArrayFilter, exp.ArraySort)):
         element = _element(type_of(call.this))
         return [element, element]
@@ -816,3 +818,42 @@ def recursive_with(node: exp.Expression) -> exp.Expression:
     result.set("expressions", ctes)
     result.set("recursive", None)
     return result
+
+
+# ---- regexp_replace(string, pattern, x -> ...) -------------------------------------------------
+def regexp_replace_lambda(node: exp.Expression) -> exp.Expression:
+    """Trino's regexp_replace with a function: each match replaced by the function of the
+    array of its capturing groups. Spark: the text between matches (split), each match's
+    groups (regexp_extract_all per group), folded together. A constant pattern only, whose
+    groups all take part in every match and which cannot match the empty string (where
+    Spark's split and extract differ from a scan of matches)."""
+    pattern, function = node.expression, node.args["replacement"]
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        raise Refused(f"{node.sql('athena')} (a pattern other than a constant)")
+    try:
+        compiled = re.compile(pattern.this)
+    except re.error:
+        raise Refused(f"{node.sql('athena')} (a pattern the emulator cannot read)") from None
+    if (
+        compiled.match("") is not None
+        or "|" in pattern.this
+        or re.search(r"\)[?*]|\)\{0", pattern.this)
+        or not compiled.groups
+        or len(function.expressions) != 1
+    ):
+        raise Refused(f"{node.sql('athena')} (optional groups or empty matches)")
+    groups = [
+        spark("regexp_extract_all(_0, _1, _2)", node.this, pattern, exp.Literal.number(g))
+        for g in range(1, compiled.groups + 1)
+    ]
+    at = ", ".join(f"_{i + 1}[i - 1]" for i in range(len(groups)))
+    return spark(
+        f"aggregate(transform(array_repeat(0, size(_0)), (_x, _n) -> _n + 1), split(_{len(groups) + 2}, _{len(groups) + 3}, -1)[0], "
+        f"(acc, i) -> concat(acc, element_at(transform(array(array({at})), _{len(groups) + 1}), 1), "
+        f"split(_{len(groups) + 2}, _{len(groups) + 3}, -1)[i]))",
+        groups[0],
+        *groups,
+        function,
+        node.this,
+        pattern,
+    )
