@@ -968,7 +968,9 @@ def subscript(node: exp.Expression) -> exp.Expression:
     if node.args.get("safe"):
         return call("try_element_at", node.this, index)
     kind = type_of(node.this)
-    if kind is not None and kind.this == T.MAP:  # Athena fails on a missing key
+    # a text key: only a map has that subscript (an array's index, a row's position are numbers)
+    text_key = kind is None and isinstance(index, exp.Literal) and index.is_string
+    if (kind is not None and kind.this == T.MAP) or text_key:  # Athena fails on a missing key
         return spark(
             "CASE WHEN array_contains(map_keys(_0), _1) THEN element_at(_0, _1) "
             "ELSE raise_error(concat('Key not present in map: ', CAST(_1 AS STRING))) END",
