@@ -95,6 +95,9 @@ class FunctionTable:
 
 
 TABLE = FunctionTable()
+#: Query shapes whose Spark form lives in query_shapes.py (which fills this in on import):
+#: WITH RECURSIVE, CORRESPONDING, row[i], typeof of containers, regexp_replace with a lambda.
+SHAPES: Dict[str, Callable[..., Any]] = {}
 same, rewrites = TABLE.same, TABLE.rewrites
 _cls: Any
 _name: str
@@ -135,9 +138,7 @@ for _cls in (
 @rewrites(exp.With, "with")
 def with_(node: exp.Expression) -> exp.Expression:
     if node.args.get("recursive"):  # unrolled to Trino's recursion depth (query_shapes)
-        from athena_spark_emulator.sql.query_shapes import recursive_with
-
-        return recursive_with(node)
+        return SHAPES["recursive_with"](node)
     return node
 
 
@@ -152,9 +153,7 @@ def _set_operation_check(node: exp.Expression) -> Optional[str]:
 
 def _set_operation(node: exp.Expression) -> exp.Expression:
     if node.args.get("by_name"):
-        from athena_spark_emulator.sql.query_shapes import corresponding
-
-        return corresponding(node)
+        return SHAPES["corresponding"](node)
     return node
 
 
@@ -237,9 +236,7 @@ def _unused_tuple_check(node: exp.Expression) -> Optional[str]:
 @rewrites(exp.RegexpReplace, "regexp_replace")
 def regexp_replace(node: exp.Expression) -> exp.Expression:
     if isinstance(node.args.get("replacement"), exp.Lambda):  # each match by a function
-        from athena_spark_emulator.sql.query_shapes import regexp_replace_lambda
-
-        return regexp_replace_lambda(node)
+        return SHAPES["regexp_replace_lambda"](node)
     return node
 
 
@@ -978,9 +975,7 @@ def subscript(node: exp.Expression) -> exp.Expression:
             index,
         )
     if kind is not None and kind.this == T.STRUCT:  # row[2]: its second field
-        from athena_spark_emulator.sql.query_shapes import row_subscript
-
-        return row_subscript(node, kind)
+        return SHAPES["row_subscript"](node, kind)
     if (kind is None or kind.this != T.ARRAY) and not isinstance(node.this, exp.Array):
         raise Refused(
             f"the subscript {node.sql('athena')} (of a value whose type the emulator cannot tell)"
@@ -1349,9 +1344,7 @@ def typeof(node: exp.Expression) -> exp.Expression:
     if isinstance(value, exp.Literal) and value.is_string:
         return exp.Literal.string(f"varchar({len(value.this)})")
     if isinstance(value, (exp.Array, exp.Map)):  # array(integer), map(varchar(3), integer)
-        from athena_spark_emulator.sql.query_shapes import container_type_name
-
-        return exp.Literal.string(container_type_name(node, value))
+        return exp.Literal.string(SHAPES["container_type_name"](node, value))
     if kind is None or _is_text(kind) or kind.this in (T.ARRAY, T.MAP, T.STRUCT):
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
     if is_decimal(kind):

@@ -10,8 +10,10 @@ from typing import Callable, Optional
 
 from sqlglot import exp
 
+from athena_spark_emulator.sql import functions, spark_forms, syntax
 from athena_spark_emulator.sql.functions import Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import call, spark, type_of
+from athena_spark_emulator.sql.syntax import Untranslatable
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
 
@@ -667,8 +669,6 @@ def container_type_name(node: exp.Expression, value: exp.Expression) -> str:
 def _inline_function(spec: exp.Expression, text: str) -> tuple:
     """(name, parameters, return type, body) of one ``FUNCTION f(x type) RETURNS type
     RETURN expr``; Untranslatable for any other body or characteristic."""
-    from athena_spark_emulator.sql.syntax import Untranslatable
-
     signature, body = spec.this, spec.expression
     properties = spec.args.get("characteristics")
     listed = list(properties.expressions) if properties is not None else []
@@ -688,8 +688,6 @@ def _inline_function(spec: exp.Expression, text: str) -> tuple:
 
 
 def _expanded(call_node: exp.Expression, function: tuple, text: str) -> exp.Expression:
-    from athena_spark_emulator.sql.syntax import Untranslatable
-
     _, params, returns, body = function
     if len(call_node.expressions) != len(params):
         raise Untranslatable(
@@ -714,8 +712,6 @@ def inline_functions(tree: exp.Expression) -> exp.Expression:
     ``f`` replaced by its body, the arguments cast to the parameters' types and the body to
     the return type. A body other than one RETURN expression, or a function calling an
     inline function, is refused (Untranslatable, as the parser reports)."""
-    from athena_spark_emulator.sql.syntax import Untranslatable
-
     key = "with_" if tree.args.get("with_") is not None else "with"
     with_ = tree.args.get(key)
     text = tree.sql("athena")
@@ -857,3 +853,14 @@ def regexp_replace_lambda(node: exp.Expression) -> exp.Expression:
         node.this,
         pattern,
     )
+
+
+functions.SHAPES.update(
+    recursive_with=recursive_with,
+    corresponding=corresponding,
+    regexp_replace_lambda=regexp_replace_lambda,
+    row_subscript=row_subscript,
+    container_type_name=container_type_name,
+)
+spark_forms.LAMBDA_TYPES.append(lambda_parameter_type)
+syntax.INLINE_FUNCTIONS.append(inline_functions)

@@ -68,6 +68,10 @@ _DIGIT_SEPARATORS = re.compile(r"(?<![\w.])\d+(?:_\d+)+(?:\.\d+(?:_\d+)*)?(?:[eE
 _QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")
 
 
+#: WITH FUNCTION's expansion (query_shapes.py registers it on import).
+INLINE_FUNCTIONS: List[Any] = []
+
+
 def _without_digit_separators(statement: str) -> str:
     """Trino's 1_000_000 as 1000000 (outside quoted strings and identifiers)."""
     if "_" not in statement or not _DIGIT_SEPARATORS.search(statement):
@@ -108,11 +112,9 @@ def parse(statement: str) -> exp.Expression:
     assert isinstance(tree, exp.Expression)
     if tree.find(exp.UserDefinedFunction):
         # WITH FUNCTION name(...) RETURNS ... RETURN expr: each call replaced by its body
-        from athena_spark_emulator.sql.query_shapes import inline_functions
-
-        if not isinstance(tree, exp.Query):
+        if not INLINE_FUNCTIONS or not isinstance(tree, exp.Query):
             raise Untranslatable("inline SQL functions (WITH FUNCTION ...)", statement)
-        tree = inline_functions(tree)
+        tree = INLINE_FUNCTIONS[0](tree)
     if isinstance(tree, exp.Values) and tree.expressions and not tree.args.get("alias"):
         # a VALUES statement: its rows as a query, its columns named _col0, _col1, ...
         first = tree.expressions[0]

@@ -13,6 +13,7 @@ import sqlglot
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions import TABLE, Refused
+from athena_spark_emulator.sql.query_shapes import unnest_generator
 from athena_spark_emulator.sql.spark_forms import literal_type
 from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable
 
@@ -227,8 +228,6 @@ def _from_unnest_check(tree: exp.Expression) -> None:
 
 def from_unnests(tree: exp.Expression) -> None:
     """``FROM UNNEST(...) AS t(x, ...)`` as Spark's generator in FROM (query_shapes)."""
-    from athena_spark_emulator.sql.query_shapes import unnest_generator
-
     for unnest in list(tree.find_all(exp.Unnest)):
         if not isinstance(unnest.parent, exp.From):
             continue
@@ -271,8 +270,6 @@ def unnest_joins(tree: exp.Expression) -> None:
 
 
 def _lateral(unnest: exp.Unnest, outer: bool) -> exp.Expression:
-    from athena_spark_emulator.sql.query_shapes import unnest_generator
-
     alias = unnest.args.get("alias")
     columns = list(alias.columns) if alias is not None else []
     generator, names = unnest_generator(unnest, columns)
