@@ -216,7 +216,7 @@ def aggregate_filter(node: exp.Expression) -> exp.Expression:
     no rows, collect_list, ...): each is given the FILTER."""
     where = node.expression
     inner = node.this
-    if not isinstance(where, exp.Where) or inner.find(exp.Window):
+    if not isinstance(where, exp.Where) or inner.find(exp.Window, exp.Select, exp.Subquery):
         raise Refused(f"{node.sql('athena')} (FILTER of an aggregate only)")
     calls = list(inner.find_all(exp.AggFunc))
     if not calls:
@@ -413,6 +413,8 @@ def _side_by_side(values: list, shapes: list, count: int, ordinality: bool) -> e
     """Several arrays, or WITH ORDINALITY: one struct per position up to the longest."""
     parts: list = []
     for value, (kind, element) in zip(values, shapes):
+        if kind == "array" and element is None and len(values) == 1:
+            element = exp.DataType.build("unknown")  # one array WITH ORDINALITY: its elements
         if kind != "array" or element is None:
             raise Refused(
                 f"UNNEST({value.sql('athena')}, ...) (an element type the emulator cannot tell)"
