@@ -95,6 +95,9 @@ class FunctionTable:
 
 
 TABLE = FunctionTable()
+#: Query shapes whose Spark form lives in query_shapes.py (which fills this in on import):
+#: WITH RECURSIVE, CORRESPONDING, row[i], typeof of containers.
+SHAPES: Dict[str, Callable[..., Any]] = {}
 same, rewrites = TABLE.same, TABLE.rewrites
 _cls: Any
 _name: str
@@ -132,22 +135,30 @@ for _cls in (
     same(_cls, _cls.__name__.lower())
 
 
-def _with_check(node: exp.Expression) -> Optional[str]:
-    return "WITH RECURSIVE" if node.args.get("recursive") else None
-
-
-same(exp.With, "with", _with_check)
+@rewrites(exp.With, "with")
+def with_(node: exp.Expression) -> exp.Expression:
+    if node.args.get("recursive"):  # unrolled to Trino's recursion depth (query_shapes)
+        return SHAPES["recursive_with"](node)
+    return node
 
 
 def _set_operation_check(node: exp.Expression) -> Optional[str]:
+    # Trino's CORRESPONDING (sqlglot: INNER ... BY NAME): query_shapes.corresponding
+    corresponding = node.args.get("by_name") and str(node.args.get("kind")).upper() == "INNER"
     for flag in ("by_name", "corresponding", "on", "side", "kind"):
-        if node.args.get(flag):
+        if node.args.get(flag) and not (corresponding and flag in ("by_name", "kind")):
             return f"{type(node).__name__.upper()} {str(flag).upper()}"
     return None
 
 
+def _set_operation(node: exp.Expression) -> exp.Expression:
+    if node.args.get("by_name"):
+        return SHAPES["corresponding"](node)
+    return node
+
+
 for _cls in (exp.Union, exp.Intersect, exp.Except):
-    same(_cls, _cls.__name__.lower(), _set_operation_check)
+    rewrites(_cls, _cls.__name__.lower(), _set_operation_check)(_set_operation)
 
 
 def _identifier_check(node: exp.Expression) -> Optional[str]:
@@ -177,20 +188,24 @@ same(exp.Alias, "alias", _alias_check)
 
 def _dot_check(node: exp.Expression) -> Optional[str]:
     if isinstance(node.expression, exp.Star):
-        return f"{node.sql('athena')} (the fields of a row as columns)"
-    return None
-
-
-same(exp.Dot, "row field", _dot_check)
-
-
-def _coalesce_check(node: exp.Expression) -> Optional[str]:
-    for arg in (node.this, *node.expressions):
-        if isinstance(arg, (exp.Struct, exp.Tuple)) or (
-            isinstance(arg, exp.Cast) and arg.to.this == exp.DataType.Type.STRUCT
+        select = node.parent.parent if isinstance(node.parent, exp.Aliases) else node.parent
+        if (
+            not isinstance(select, exp.Select)
+            or len([d for d in select.find_all(exp.Dot) if isinstance(d.expression, exp.Star)]) != 1
+            or select.args.get("group")
+            or select.find(exp.AggFunc, exp.Window, exp.Explode, exp.Inline)
         ):
-            return f"coalesce of rows ({node.sql('athena')})"
+            return f"{node.sql('athena')} (the fields of a row as columns)"
     return None
+
+
+@rewrites(exp.Dot, "row field", _dot_check)
+def row_field(node: exp.Expression) -> exp.Expression:
+    """``(row).*`` (one projection of a plain SELECT): the row's fields as columns, by
+    Spark's inline() of a one-row array (a NULL row gives NULL fields, as Trino's)."""
+    if isinstance(node.expression, exp.Star):
+        return spark("inline(array(_0))", node.this)
+    return node
 
 
 def _lambda_check(node: exp.Expression) -> Optional[str]:
@@ -218,10 +233,6 @@ def _unused_tuple_check(node: exp.Expression) -> Optional[str]:
     return _tuple_check(node)
 
 
-def _no_lambda(node: exp.Expression) -> Optional[str]:
-    if any(isinstance(a, exp.Lambda) for a in node.args.values()):
-        return f"{node.sql('athena')} with a lambda"
-    return None
 
 
 def _join_check(node: exp.Expression) -> Optional[str]:
@@ -263,7 +274,6 @@ for _cls, _name in (
     (exp.Or, "or"),
     (exp.Not, "not"),
     (exp.Is, "is"),
-    (exp.In, "in"),
     (exp.Between, "between"),
     (exp.NullSafeEQ, "is not distinct from"),
     (exp.NullSafeNEQ, "is distinct from"),
@@ -275,7 +285,43 @@ for _cls, _name in (
     (exp.Case, "case"),
 ):
     same(_cls, _name)
-same(exp.Coalesce, "coalesce", _coalesce_check)
+
+
+def _is_row(arg: exp.Expression) -> bool:
+    kind = type_of(arg)
+    return (
+        isinstance(arg, (exp.Struct, exp.Tuple))
+        or (isinstance(arg, exp.Cast) and arg.to.this == exp.DataType.Type.STRUCT)
+        or (kind is not None and kind.this == exp.DataType.Type.STRUCT)
+    )
+
+
+@rewrites(exp.Coalesce, "coalesce")
+def coalesce(node: exp.Expression) -> exp.Expression:
+    """Trino's coalesce skips a row whose fields are all NULL (as NULL), keeps one with
+    some: Spark's to_json of a row leaves NULL fields out, '{}' for all of them."""
+    for arg in [node.this, *node.expressions]:
+        if _is_row(arg):
+            arg.replace(spark("CASE WHEN to_json(_0) = '{}' THEN NULL ELSE _0 END", arg))
+    return node
+
+
+def _in_check(node: exp.Expression) -> Optional[str]:
+    """Spark answers ``x IN (subquery)`` false where SQL's answer is NULL (x NULL, or no
+    match and a NULL in the subquery): the same only as a condition of WHERE / HAVING."""
+    if node.args.get("query") is None:
+        return None
+    parent = node.parent
+    if isinstance(parent, exp.Not):
+        parent = parent.parent
+    while isinstance(parent, (exp.And, exp.Paren)):
+        parent = parent.parent
+    if isinstance(parent, (exp.Where, exp.Having)):
+        return None
+    return f"{node.sql('athena')} outside a WHERE condition (Spark answers false for NULL)"
+
+
+same(exp.In, "in", _in_check)
 
 
 @rewrites(exp.If, "if")
@@ -667,7 +713,10 @@ def array_agg(node: exp.Expression) -> exp.Expression:
     if isinstance(this, exp.Order):
         return _ordered_list(this.this, this)
     if isinstance(this, exp.Distinct):
-        raise Refused("array_agg(DISTINCT ...)")
+        # Trino keeps one NULL too, in no stated order: each value once, first seen first
+        if len(this.expressions) != 1:
+            raise Refused("array_agg(DISTINCT ...) of several values")
+        return spark("array_distinct(_0)", _ordered_list(this.expressions[0], None))
     return _ordered_list(this, None)
 
 
@@ -947,7 +996,9 @@ def subscript(node: exp.Expression) -> exp.Expression:
     if node.args.get("safe"):
         return call("try_element_at", node.this, index)
     kind = type_of(node.this)
-    if kind is not None and kind.this == T.MAP:  # Athena fails on a missing key
+    # a text key: only a map has that subscript (an array's index, a row's position are numbers)
+    text_key = kind is None and isinstance(index, exp.Literal) and index.is_string
+    if (kind is not None and kind.this == T.MAP) or text_key:  # Athena fails on a missing key
         return spark(
             "CASE WHEN array_contains(map_keys(_0), _1) THEN element_at(_0, _1) "
             "ELSE raise_error(concat('Key not present in map: ', CAST(_1 AS STRING))) END",
@@ -955,7 +1006,7 @@ def subscript(node: exp.Expression) -> exp.Expression:
             index,
         )
     if kind is not None and kind.this == T.STRUCT:
-        return _row_field(node, kind, index)
+        return SHAPES["row_subscript"](node, kind)  # row[2]: its second field
     if (
         (kind is None or kind.this != T.ARRAY)
         and not isinstance(node.this, exp.Array)
@@ -965,22 +1016,6 @@ def subscript(node: exp.Expression) -> exp.Expression:
             f"the subscript {node.sql('athena')} (of a value whose type the emulator cannot tell)"
         )
     return node
-
-
-def _row_field(node: exp.Expression, kind: exp.DataType, index: exp.Expression) -> exp.Expression:
-    """``row[1]``: the row's first field (Trino counts from 1, the index a literal)."""
-    if not isinstance(node.this, (exp.Struct, exp.Cast, exp.TryCast)):
-        # only a row whose type sqlglot knew when parsing keeps Trino's 1-based index
-        raise Refused(f"the subscript {node.sql('athena')} of a row value")
-    fields = kind.expressions
-    number = int(index.this) if isinstance(index, exp.Literal) and not index.is_string else 0
-    if not 1 <= number <= len(fields):
-        raise Refused(f"the subscript {node.sql('athena')} of a row")
-    field = fields[number - 1]
-    name = field.name if isinstance(field, exp.ColumnDef) else f"field{number - 1}"
-    out = exp.Dot(this=node.this, expression=exp.to_identifier(name))
-    out.type = field.args.get("kind") if isinstance(field, exp.ColumnDef) else field
-    return out
 
 
 @rewrites(exp.Unnest, "unnest")
@@ -1085,7 +1120,15 @@ def row(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.Tuple, "row constructor")
 def tuple_row(node: exp.Expression) -> exp.Expression:
-    if isinstance(node.parent, exp.Values):
+    if isinstance(node.parent, (exp.Values, exp.GroupingSets)):  # not a row there
+        return node
+    group = node.parent
+    if isinstance(group, exp.Group) and node in group.expressions:
+        # GROUP BY (a, b): Trino groups by a and b (Spark would by one row value)
+        flat: list = []
+        for item in group.expressions:
+            flat.extend(item.expressions if item is node else [item])
+        group.set("expressions", flat)
         return node
     return _row(list(node.expressions))
 
@@ -1354,6 +1397,8 @@ def extract(node: exp.Expression) -> exp.Expression:
 def typeof(node: exp.Expression) -> exp.Expression:
     value = node.this
     name = _type_name_of(value)
+    if name is None and isinstance(value, (exp.Array, exp.Map)):
+        name = SHAPES["container_type_name"](node, value)
     if name is None:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
     return exp.Literal.string(name)

@@ -79,7 +79,9 @@ def add_one_partition(engine: Engine, statement: Statement) -> Outcome:
 
 @handles_command("ADD PARTITION")
 def add_partition(engine: Engine, statement: Statement, command: commands.Command) -> Outcome:
-    ref, entry, keys = _hive_partitioned(engine, statement, command.name, "glue:BatchCreatePartition")
+    ref, entry, keys = _hive_partitioned(
+        engine, statement, command.name, "glue:BatchCreatePartition"
+    )
     existing = {tuple(p["Values"]) for p in hive_partitions.registered(ref)}
     wanted = []
     for spec, location in command.partitions:
@@ -124,7 +126,11 @@ def drop_partition(engine: Engine, statement: Statement) -> Outcome:
         matched = [
             p["Values"]
             for p in registered
-            if all(p["Values"][i] == lowered[k.lower()] for i, k in enumerate(keys) if k.lower() in lowered)
+            if all(
+                p["Values"][i] == lowered[k.lower()]
+                for i, k in enumerate(keys)
+                if k.lower() in lowered
+            )
         ]
         if not matched and not if_exists:
             shown = ", ".join(f"{k}={v}" for k, v in spec.items())
@@ -143,7 +149,8 @@ def _spec(partition: exp.Expression, statement: Statement) -> Dict[str, str]:
     for condition in partition.expressions:
         if not isinstance(condition, exp.EQ) or not isinstance(condition.expression, exp.Literal):
             raise syntax.Untranslatable(
-                f"partition spec '{condition.sql(syntax.DIALECT)}'", statement.text,
+                f"partition spec '{condition.sql(syntax.DIALECT)}'",
+                statement.text,
                 "key = literal expected",
             )
         spec[condition.this.name] = str(condition.expression.this)
@@ -154,7 +161,9 @@ def _spec(partition: exp.Expression, statement: Statement) -> Dict[str, str]:
 def msck_repair(engine: Engine, statement: Statement, command: commands.Command) -> Outcome:
     """The partitions whose ``k=v`` folders hold files under the table's location, registered
     (those already in Glue are kept as they are)."""
-    ref, entry, keys = _hive_partitioned(engine, statement, command.name, "glue:BatchCreatePartition")
+    ref, entry, keys = _hive_partitioned(
+        engine, statement, command.name, "glue:BatchCreatePartition"
+    )
     location = entry["StorageDescriptor"]["Location"]
     engine.catalog.sync_from_s3(location, ref.account)
     existing = {tuple(p["Values"]) for p in hive_partitions.registered(ref)}
@@ -165,7 +174,9 @@ def msck_repair(engine: Engine, statement: Statement, command: commands.Command)
     if missing:
         names = "\t".join(f"{ref.table}:{_text(keys, v)}" for v in missing)
         lines.append([f"Partitions not in metastore:\t{names}"])
-        lines.extend([f"Repair: Added partition to metastore {ref.table}:{_text(keys, v)}"] for v in missing)
+        lines.extend(
+            [f"Repair: Added partition to metastore {ref.table}:{_text(keys, v)}"] for v in missing
+        )
     return Outcome("UTILITY", [("result", "varchar")], lines)
 
 

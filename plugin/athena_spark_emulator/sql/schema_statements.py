@@ -54,11 +54,15 @@ def _iceberg_table(engine: Engine, ref: TableRef) -> Any:
 
 
 def _fail_schema_update(ref: TableRef, exc: Exception) -> QueryFailed:
-    return QueryFailed(f"ICEBERG_COMMIT_ERROR: schema update of {ref.database}.{ref.table} refused: {exc}")
+    return QueryFailed(
+        f"ICEBERG_COMMIT_ERROR: schema update of {ref.database}.{ref.table} refused: {exc}"
+    )
 
 
 def _name_taken(ref: TableRef, name: str) -> QueryFailed:
-    return QueryFailed(f"COLUMN_ALREADY_EXISTS: Column '{name.lower()}' already exists in {ref.database}.{ref.table}")
+    return QueryFailed(
+        f"COLUMN_ALREADY_EXISTS: Column '{name.lower()}' already exists in {ref.database}.{ref.table}"
+    )
 
 
 @handles("ALTER TABLE Schema", "ALTER TABLE ColumnDef", spark=False)
@@ -100,7 +104,9 @@ def replace_columns(engine: Engine, statement: Statement) -> Outcome:
     new = [_column(c) for c in tree.args["actions"][0].expressions]
     _, keys = _split(entry)
     names = [n.lower() for n, _ in new]
-    clash = sorted({n for n in names if names.count(n) > 1} | (set(names) & {k.lower() for k, _ in keys}))
+    clash = sorted(
+        {n for n in names if names.count(n) > 1} | (set(names) & {k.lower() for k, _ in keys})
+    )
     if clash:
         raise _name_taken(ref, clash[0])
     engine.catalog.set_columns(ref, [(n.lower(), t) for n, t in new])

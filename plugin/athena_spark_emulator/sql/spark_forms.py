@@ -5,7 +5,7 @@ the Athena (Trino) types of expressions as the translation needs them. Pure."""
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Optional
+from typing import Any, Callable, List, Optional
 
 import sqlglot
 from sqlglot import exp
@@ -27,6 +27,11 @@ TEMPORAL = {
     exp.DataType.Type.TIMESTAMP,
     exp.DataType.Type.DATETIME,
 }
+
+
+#: The type of a lambda's parameter from the function it is passed to (query_shapes.py
+#: registers it on import).
+LAMBDA_TYPES: List[Callable[[exp.Expression], Optional[exp.DataType]]] = []
 
 
 @cache
@@ -69,6 +74,8 @@ def type_of(node: exp.Expression) -> Optional[exp.DataType]:
         return _arithmetic_type(node)
     found = node.type
     if found is None or found.this in (exp.DataType.Type.UNKNOWN, exp.DataType.Type.NULL):
+        if LAMBDA_TYPES and isinstance(node, (exp.Column, exp.Identifier, exp.Dot)):
+            return LAMBDA_TYPES[0](node)  # a lambda's parameter
         return None
     return found
 

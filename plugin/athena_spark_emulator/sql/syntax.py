@@ -101,6 +101,10 @@ def _plain(code: str) -> str:
     return _SEPARATED.sub(lambda m: m.group(0).replace("_", ""), code)
 
 
+#: WITH FUNCTION's expansion (query_shapes.py registers it on import).
+INLINE_FUNCTIONS: List[Any] = []
+
+
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
     try:
@@ -120,8 +124,16 @@ def parse(statement: str) -> exp.Expression:
     tree = trees[0]
     assert isinstance(tree, exp.Expression)
     if tree.find(exp.UserDefinedFunction):
-        # WITH FUNCTION name(...) RETURNS ...: its name would be read as a table otherwise
-        raise Untranslatable("inline SQL functions (WITH FUNCTION ...)", statement)
+        # WITH FUNCTION name(...) RETURNS ... RETURN expr: each call replaced by its body
+        if not INLINE_FUNCTIONS or not isinstance(tree, exp.Query):
+            raise Untranslatable("inline SQL functions (WITH FUNCTION ...)", statement)
+        tree = INLINE_FUNCTIONS[0](tree)
+    if isinstance(tree, exp.Values) and tree.expressions and not tree.args.get("alias"):
+        # a VALUES statement: its rows as a query, its columns named _col0, _col1, ...
+        first = tree.expressions[0]
+        width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
+        names = [f"_col{i}" for i in range(width)]
+        tree = exp.select("*").from_(tree.as_("_values", table=names))
     return tree
 
 

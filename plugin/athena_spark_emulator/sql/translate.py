@@ -13,7 +13,8 @@ import sqlglot
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions import TABLE, Refused
-from athena_spark_emulator.sql.spark_forms import literal_type, spark, type_of
+from athena_spark_emulator.sql.query_shapes import unnest_generator
+from athena_spark_emulator.sql.spark_forms import literal_type
 from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable
 
 
@@ -69,11 +70,17 @@ def name_columns(tree: exp.Expression) -> None:
         starred = False
         for i, projection in enumerate(select.expressions):
             if isinstance(projection, exp.Star) or (
-                isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
+                isinstance(projection, (exp.Column, exp.Dot))
+                and isinstance(
+                    projection.args.get(
+                        "this" if isinstance(projection, exp.Column) else "expression"
+                    ),
+                    exp.Star,
+                )
             ):
                 starred = True
                 continue
-            if isinstance(projection, (exp.Alias, exp.Column, exp.Dot)):
+            if isinstance(projection, (exp.Alias, exp.Aliases, exp.Column, exp.Dot)):
                 continue
             name = f"{UNNAMED_PREFIX}{i}" if starred else f"_col{i}"
             projection.replace(exp.alias_(projection.copy(), name, quoted=False))
@@ -130,6 +137,7 @@ def athena_semantics(
         _from_unnest_check(tree)
     tree = rewrite(tree)
     unnest_joins(tree)
+    from_unnests(tree)
     return tree
 
 
@@ -219,18 +227,20 @@ def rewrite(tree: exp.Expression) -> exp.Expression:
 
 def _from_unnest_check(tree: exp.Expression) -> None:
     for unnest in tree.find_all(exp.Unnest):
-        if isinstance(unnest.parent, exp.Join):
+        if not isinstance(unnest.parent, (exp.Join, exp.From)):
+            raise Refused(f"UNNEST({unnest.sql(DIALECT)}) outside FROM and JOIN")
+
+
+def from_unnests(tree: exp.Expression) -> None:
+    """``FROM UNNEST(...) AS t(x, ...)`` as Spark's generator in FROM (query_shapes)."""
+    for unnest in list(tree.find_all(exp.Unnest)):
+        if not isinstance(unnest.parent, exp.From):
             continue
-        if len(unnest.expressions) != 1 or unnest.args.get("offset"):
-            raise Refused("UNNEST of several arrays or WITH ORDINALITY in FROM")
-        kind = type_of(unnest.expressions[0])
-        element = kind.expressions[0] if kind is not None and kind.expressions else None
-        if (
-            kind is None
-            or kind.this != exp.DataType.Type.ARRAY
-            or (isinstance(element, exp.DataType) and element.this == exp.DataType.Type.STRUCT)
-        ):
-            raise Refused(f"UNNEST({unnest.expressions[0].sql(DIALECT)}) in FROM")
+        alias = unnest.args.get("alias")
+        columns = list(alias.columns) if alias is not None else []
+        generator, names = unnest_generator(unnest, columns)
+        name = alias.this if alias is not None and alias.this else exp.to_identifier("unnest")
+        unnest.replace(exp.Table(this=generator, alias=exp.TableAlias(this=name, columns=names)))
 
 
 def unnest_joins(tree: exp.Expression) -> None:
@@ -267,36 +277,10 @@ def unnest_joins(tree: exp.Expression) -> None:
 def _lateral(unnest: exp.Unnest, outer: bool) -> exp.Expression:
     alias = unnest.args.get("alias")
     columns = list(alias.columns) if alias is not None else []
-    arrays = unnest.expressions
-    ordinality = unnest.args.get("offset")
-    if len(arrays) != 1:
-        raise Refused("UNNEST of several arrays")
-    value = arrays[0]
-    kind = type_of(value)
-    is_map = kind is not None and kind.this == exp.DataType.Type.MAP
-    if kind is None or kind.this not in (exp.DataType.Type.ARRAY, exp.DataType.Type.MAP):
-        if kind is not None or len(columns) != 1:
-            raise Refused(
-                f"UNNEST({value.sql(DIALECT)})", "the emulator cannot tell its argument's type"
-            )
-    elif not is_map:
-        element = kind.expressions[0] if kind.expressions else None
-        if element is not None and element.this == exp.DataType.Type.STRUCT:
-            raise Refused("UNNEST of an array of rows")
-    if isinstance(ordinality, exp.Identifier):
-        if is_map:
-            raise Refused("UNNEST of a map WITH ORDINALITY")
-        generator = spark("inline(transform(_0, (x, i) -> struct(x, i + 1)))", value)
-        columns = [*columns, ordinality]
-    elif is_map:
-        generator = spark("explode(_0)", value)
-    else:
-        generator = spark("explode(_0)", value)
-    if not columns:
-        raise Refused("UNNEST without column names (AS t(x))")
+    generator, names = unnest_generator(unnest, columns)
     table_alias = exp.TableAlias(
         this=alias.this if alias is not None and alias.this else exp.to_identifier("unnest"),
-        columns=columns,
+        columns=names,
     )
     return exp.Lateral(this=generator, view=True, outer=outer, alias=table_alias)
 
