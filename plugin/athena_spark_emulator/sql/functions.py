@@ -371,12 +371,18 @@ CASTABLE = {
 }
 
 
+_ZONED_TYPES = (T.TIMESTAMPTZ, T.TIME, T.TIMETZ)  # literals only: time_functions.typed_cast
+
+
 def _type_check(node: exp.Expression) -> Optional[str]:
+    if node.this in _ZONED_TYPES and isinstance(node.parent, (exp.Cast, exp.TryCast)):
+        return None
     if node.this not in CASTABLE:
         return f"the type {node.sql('athena')}"
     if node.this == T.TIMESTAMP and node.expressions:
         precision = int(node.expressions[0].this.this)
-        if precision > 6:
+        literal = isinstance(node.parent, exp.Cast) and isinstance(node.parent.this, exp.Literal)
+        if precision > 6 and not (precision <= 9 and literal):  # time_functions: date_diff
             return f"the type {node.sql('athena')} (precision 6 at most: Spark keeps microseconds)"
     for child in node.expressions:
         if isinstance(child, exp.DataType):
@@ -488,9 +494,18 @@ def _timestamp_target(
     return rounded if rounded is not None else exp.DataType.build("timestamp")
 
 
+def _precision_of(kind: exp.DataType) -> int:
+    return int(kind.expressions[0].this.this)
+
+
 def _cast(node: Any, safe: bool) -> exp.Expression:
     target = node.to
     value = node.this
+    nanos = target.this == T.TIMESTAMP and target.expressions and _precision_of(target) > 6
+    if target.this in _ZONED_TYPES or nanos:
+        from athena_spark_emulator.sql import time_functions
+
+        return time_functions.typed_cast(node, safe)
     source = type_of(value)
     if target.this == T.DECIMAL and not target.expressions:
         target = _bare_decimal(value)
@@ -676,6 +691,10 @@ def _temporal(node: exp.Expression, arg: exp.Expression) -> str:
 @rewrites(exp.DateAdd, "date_add")
 def date_add(node: exp.Expression) -> exp.Expression:
     unit = _unit(node)
+    if type_of(node.this) is not None and type_of(node.this).this == T.TIMESTAMPTZ:
+        from athena_spark_emulator.sql import time_functions
+
+        return time_functions.tstz_date_add_form(node, unit)
     kind = _temporal(node, node.this)
     if kind == "date":
         if unit not in DATE_UNITS:
@@ -698,6 +717,10 @@ def date_add(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.DateDiff, "date_diff")
 def date_diff(node: exp.Expression) -> exp.Expression:
     unit = _unit(node)
+    if any(type_of(a) is not None and type_of(a).this == T.TIMESTAMPTZ for a in node.args.values()):
+        from athena_spark_emulator.sql import time_functions
+
+        return time_functions.tstz_date_diff_form(node, unit)
     _temporal(node, node.this)
     _temporal(node, node.expression)
     out = call(
@@ -769,9 +792,12 @@ def _quote_format_letters(node: exp.Expression) -> exp.Expression:
     fmt = node.args.get("format")
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         raise Refused(f"{node.sql('athena')} with a format that is not a literal")
-    if isinstance(node, exp.StrToTime) and "%y" in fmt.this:  # two-digit years pivot apart
+    two_digit_year = isinstance(node, exp.StrToTime) and "%y" in fmt.this
+    if two_digit_year and ("%Y" in fmt.this or fmt.this.count("%y") > 1):
         raise Refused(f"{node.sql('athena')} (parsing a two-digit year, %y)")
     node.set("format", exp.Literal.string(_FORMAT_LITERAL.sub(r"'\1'", fmt.this)))
+    if two_digit_year:  # Spark reads yy as 2000-2099, Trino as 1970-2069
+        return spark("CASE WHEN year(_0) >= 2070 THEN _0 - INTERVAL '100' YEAR ELSE _0 END", node)
     return node
 
 
@@ -1277,7 +1303,21 @@ def extract(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.Typeof, "typeof")
 def typeof(node: exp.Expression) -> exp.Expression:
     value = node.this
+    named = value.meta.get("athena_typeof") if value._meta else None
+    if named:  # the Athena type a rewrite gave its Spark form
+        return exp.Literal.string(named)
+    if isinstance(value, exp.Interval) and value.args.get("unit") is not None:
+        year_month = value.args["unit"].name.upper() in ("YEAR", "MONTH")
+        return exp.Literal.string(f"interval {'year to month' if year_month else 'day to second'}")
+    if isinstance(value, exp.CurrentTimestamp):
+        digits = int(value.this.this) if isinstance(value.this, exp.Literal) else 3
+        return exp.Literal.string(f"timestamp({digits}) with time zone")
     kind = type_of(value)
+    if is_timestamp(kind) and kind is not None:
+        if kind.expressions:
+            return exp.Literal.string(f"timestamp({int(kind.expressions[0].this.this)})")
+        if isinstance(value, exp.Cast):  # Athena's bare timestamp is timestamp(3)
+            return exp.Literal.string("timestamp(3)")
     if isinstance(value, exp.Literal) and value.is_string:
         return exp.Literal.string(f"varchar({len(value.this)})")
     if kind is None or _is_text(kind) or kind.this in (T.ARRAY, T.MAP, T.STRUCT):
