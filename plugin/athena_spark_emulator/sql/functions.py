@@ -691,7 +691,8 @@ def _temporal(node: exp.Expression, arg: exp.Expression) -> str:
 @rewrites(exp.DateAdd, "date_add")
 def date_add(node: exp.Expression) -> exp.Expression:
     unit = _unit(node)
-    if type_of(node.this) is not None and type_of(node.this).this == T.TIMESTAMPTZ:
+    zoned = type_of(node.this)
+    if zoned is not None and zoned.this == T.TIMESTAMPTZ:
         from athena_spark_emulator.sql import time_functions
 
         return time_functions.tstz_date_add_form(node, unit)
@@ -717,7 +718,8 @@ def date_add(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.DateDiff, "date_diff")
 def date_diff(node: exp.Expression) -> exp.Expression:
     unit = _unit(node)
-    if any(type_of(a) is not None and type_of(a).this == T.TIMESTAMPTZ for a in node.args.values()):
+    kinds = (type_of(node.this), type_of(node.expression))
+    if any(k is not None and k.this == T.TIMESTAMPTZ for k in kinds):
         from athena_spark_emulator.sql import time_functions
 
         return time_functions.tstz_date_diff_form(node, unit)
@@ -1300,24 +1302,33 @@ def extract(node: exp.Expression) -> exp.Expression:
     return spark(f"CAST({forms[unit]} AS BIGINT)", node.expression)
 
 
-@rewrites(exp.Typeof, "typeof")
-def typeof(node: exp.Expression) -> exp.Expression:
-    value = node.this
+def _time_typeof(value: exp.Expression) -> Optional[str]:
+    """typeof of a timestamp, interval or a value a rewrite typed (None: not one)."""
     named = value.meta.get("athena_typeof") if value._meta else None
     if named:  # the Athena type a rewrite gave its Spark form
-        return exp.Literal.string(named)
+        return str(named)
     if isinstance(value, exp.Interval) and value.args.get("unit") is not None:
         year_month = value.args["unit"].name.upper() in ("YEAR", "MONTH")
-        return exp.Literal.string(f"interval {'year to month' if year_month else 'day to second'}")
+        return f"interval {'year to month' if year_month else 'day to second'}"
     if isinstance(value, exp.CurrentTimestamp):
         digits = int(value.this.this) if isinstance(value.this, exp.Literal) else 3
-        return exp.Literal.string(f"timestamp({digits}) with time zone")
+        return f"timestamp({digits}) with time zone"
     kind = type_of(value)
     if is_timestamp(kind) and kind is not None:
         if kind.expressions:
-            return exp.Literal.string(f"timestamp({int(kind.expressions[0].this.this)})")
+            return f"timestamp({int(kind.expressions[0].this.this)})"
         if isinstance(value, exp.Cast):  # Athena's bare timestamp is timestamp(3)
-            return exp.Literal.string("timestamp(3)")
+            return "timestamp(3)"
+    return None
+
+
+@rewrites(exp.Typeof, "typeof")
+def typeof(node: exp.Expression) -> exp.Expression:
+    value = node.this
+    timed = _time_typeof(value)
+    if timed:
+        return exp.Literal.string(timed)
+    kind = type_of(value)
     if isinstance(value, exp.Literal) and value.is_string:
         return exp.Literal.string(f"varchar({len(value.this)})")
     if kind is None or _is_text(kind) or kind.this in (T.ARRAY, T.MAP, T.STRUCT):

@@ -75,12 +75,16 @@ def athena_value(value: Any, spark_type: str = "") -> Optional[str]:
         return "{" + ", ".join(f"{athena_value(k)}={_nested(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
         if hasattr(value, "asDict"):  # a Spark Row: Athena's row text
-            fields = getattr(value, "__fields__", None) or []
-            if fields and fields[0] in _TEXT_STRUCTS:  # a zoned or time-of-day value
-                return str(value[0])
-            return athena_value(value.asDict())
+            return _row_text(value)
         return "[" + ", ".join(_nested(v) for v in value) + "]"
     return str(value)
+
+
+def _row_text(row: Any) -> Optional[str]:
+    fields = getattr(row, "__fields__", None) or []
+    if fields and fields[0] in _TEXT_STRUCTS:  # a zoned or time-of-day value: its text
+        return str(row[0])
+    return athena_value(row.asDict())
 
 
 def _nested(value: Any) -> str:

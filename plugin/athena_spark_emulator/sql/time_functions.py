@@ -36,7 +36,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Optional, Tuple
 
 from sqlglot import exp
@@ -68,7 +68,7 @@ class NotRun(Exception):
 
 
 # ---- zones -----------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def _zones() -> frozenset:
     import zoneinfo
 
@@ -548,9 +548,9 @@ def check_use(node: exp.Expression, what: str, time: bool = False) -> None:
         return
     if isinstance(parent, exp.Typeof):
         return
-    if isinstance(parent, exp.Anonymous) and str(parent.name).lower() in _CONSUMERS:
-        if not time or str(parent.name).lower() == "timezone":
-            return
+    name = str(parent.name).lower() if isinstance(parent, exp.Anonymous) else ""
+    if name in _CONSUMERS and (not time or name == "timezone"):
+        return
     if isinstance(parent, exp.Alias):
         child, parent = parent, parent.parent
     if (
@@ -625,7 +625,10 @@ def with_timezone_(node: exp.Expression) -> exp.Expression:
     if precision > 6:
         raise Refused(f"{node.sql('athena')} (a timestamp of more than 6 digits)")
     out = udf_call(
-        "with_timezone", _micros(value), exp.Literal.string(zone_text), exp.Literal.number(precision)
+        "with_timezone",
+        _micros(value),
+        exp.Literal.string(zone_text),
+        exp.Literal.number(precision),
     )
     return _tstz_out(node, out, precision)
 
@@ -659,10 +662,10 @@ def timezone(node: exp.Expression) -> exp.Expression:
         if kind is not None and kind.this == T.TIMETZ:
             text = node.expressions[0].meta.get("athena_time_text", "")
             match = re.search(r"([+-]\d{2}:\d{2})$", text)
-            if match:
-                out = exp.Literal.string(zone_id(match.group(1)) or match.group(1))
-                out.type = exp.DataType.build("varchar")
-                return out
+            if match and match.group(1)[1:] != "00:00":
+                text_out = exp.Literal.string(match.group(1))
+                text_out.type = exp.DataType.build("varchar")
+                return text_out
     out = udf_call("tstz_zone", _one_tstz(node))
     out.type = exp.DataType.build("varchar")
     return out
@@ -781,7 +784,7 @@ def tstz_literal(text: str, precision: int) -> Tuple[str, int]:
 def typed_cast(node: exp.Expression, safe: bool) -> exp.Expression:
     """CAST to timestamp with time zone, time or time with time zone (functions._cast's
     case): a literal string only (``TIMESTAMP '... UTC'``, ``TIME '01:00'``)."""
-    value, target = node.this, node.to
+    value, target = node.this, node.args["to"]
     if not (isinstance(value, exp.Literal) and value.is_string):
         raise Refused(f"{node.sql('athena')} (a cast of a value that is not a literal)")
     precision = _precision(target, 3 if target.this == T.TIMESTAMPTZ else 0)
@@ -793,9 +796,12 @@ def typed_cast(node: exp.Expression, safe: bool) -> exp.Expression:
         try:
             text, offset = tstz_literal(value.this, precision)
         except (ValueError, OverflowError):
-            raise Refused(f"{node.sql('athena')} (a timestamp literal the emulator cannot read)")
-        out = spark(f"named_struct('athena_tstz', _0, 'athena_offset', {offset})",
-                    exp.Literal.string(text))  # fmt: skip
+            raise Refused(
+                f"{node.sql('athena')} (a timestamp literal the emulator cannot read)"
+            ) from None
+        out = spark(
+            f"named_struct('athena_tstz', _0, 'athena_offset', {offset})", exp.Literal.string(text)
+        )
         return _tstz_out(node, out, precision)
     return _time_literal(node, value.this, target, precision)
 
@@ -877,7 +883,9 @@ def _time_arithmetic(parent: exp.Expression, nanos: int, name: str) -> int:
         or not isinstance(amount, exp.Literal)
         or not re.fullmatch(r"-?\d+", str(amount.this).strip())
     ):
-        raise Refused(f"{parent.sql('athena')} (time arithmetic other than with an interval literal)")
+        raise Refused(
+            f"{parent.sql('athena')} (time arithmetic other than with an interval literal)"
+        )
     delta = int(str(amount.this).strip()) * _TIME_UNITS[unit_name]
     return nanos + delta if isinstance(parent, exp.Add) else nanos - delta
 
@@ -919,13 +927,18 @@ def _nanos_timestamp(node: exp.Expression, text: str, precision: int) -> exp.Exp
     while isinstance(parent, exp.Paren):
         parent = parent.parent
     if precision > 9 or not isinstance(parent, exp.DateDiff) or "UTC" in text.upper():
-        raise Refused(f"the type TIMESTAMP({precision}) (precision 6 at most: Spark keeps microseconds)")
+        raise Refused(
+            f"the type TIMESTAMP({precision}) (precision 6 at most: Spark keeps microseconds)"
+        )
     try:
         value, offset = tstz_literal(text, precision)
     except (ValueError, OverflowError):
-        raise Refused(f"{node.sql('athena')} (a timestamp literal the emulator cannot read)")
+        raise Refused(
+            f"{node.sql('athena')} (a timestamp literal the emulator cannot read)"
+        ) from None
     if not re.match(r"^\s*[\d-]+( [\d:.]+)?\s*$", text):  # no zone in a timestamp literal
         raise Refused(f"{node.sql('athena')} (a timestamp literal the emulator cannot read)")
-    out = spark(f"named_struct('athena_tstz', _0, 'athena_offset', {offset})",
-                exp.Literal.string(value))  # fmt: skip
+    out = spark(
+        f"named_struct('athena_tstz', _0, 'athena_offset', {offset})", exp.Literal.string(value)
+    )
     return _typed(out, f"timestamp({precision})", tstz_type(precision))
