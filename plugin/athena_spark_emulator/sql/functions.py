@@ -372,6 +372,9 @@ CASTABLE = {
 
 
 _ZONED_TYPES = (T.TIMESTAMPTZ, T.TIME, T.TIMETZ)  # literals only: time_functions.typed_cast
+#: The forms of zoned and time-of-day values (cast, date_add, date_diff), registered by
+#: time_functions.py, which imports this module.
+TIME_FORMS: Dict[str, Callable[..., exp.Expression]] = {}
 
 
 def _type_check(node: exp.Expression) -> Optional[str]:
@@ -503,9 +506,7 @@ def _cast(node: Any, safe: bool) -> exp.Expression:
     value = node.this
     nanos = target.this == T.TIMESTAMP and target.expressions and _precision_of(target) > 6
     if target.this in _ZONED_TYPES or nanos:
-        from athena_spark_emulator.sql import time_functions
-
-        return time_functions.typed_cast(node, safe)
+        return TIME_FORMS["cast"](node, safe)
     source = type_of(value)
     if target.this == T.DECIMAL and not target.expressions:
         target = _bare_decimal(value)
@@ -693,9 +694,7 @@ def date_add(node: exp.Expression) -> exp.Expression:
     unit = _unit(node)
     zoned = type_of(node.this)
     if zoned is not None and zoned.this == T.TIMESTAMPTZ:
-        from athena_spark_emulator.sql import time_functions
-
-        return time_functions.tstz_date_add_form(node, unit)
+        return TIME_FORMS["date_add"](node, unit)
     kind = _temporal(node, node.this)
     if kind == "date":
         if unit not in DATE_UNITS:
@@ -720,9 +719,7 @@ def date_diff(node: exp.Expression) -> exp.Expression:
     unit = _unit(node)
     kinds = (type_of(node.this), type_of(node.expression))
     if any(k is not None and k.this == T.TIMESTAMPTZ for k in kinds):
-        from athena_spark_emulator.sql import time_functions
-
-        return time_functions.tstz_date_diff_form(node, unit)
+        return TIME_FORMS["date_diff"](node, unit)
     _temporal(node, node.this)
     _temporal(node, node.expression)
     out = call(

@@ -41,7 +41,7 @@ from typing import Any, Optional, Tuple
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions import Fails, Refused, rewrites
+from athena_spark_emulator.sql.functions import TIME_FORMS, Fails, Refused, rewrites
 from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, spark, type_of
 from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
 
@@ -312,7 +312,11 @@ def _leap(year: int) -> bool:
     return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
 
 
-def _invalid_format(text: str) -> AthenaError:
+def _invalid_format(text: str) -> Exception:
+    """Athena's failure for text that is no ISO 8601 date or time at all; text that starts
+    like one but that this parser does not read (Joda reads more forms) is not run."""
+    if re.match(r"^\s*([+-]?\d|T)", text):
+        return NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
     return AthenaError(f'INVALID_FUNCTION_ARGUMENT: Invalid format: "{text}"')
 
 
@@ -372,6 +376,10 @@ def from_iso8601_timestamp_nanos(text: Optional[str]) -> Any:
         raise AthenaError(
             f"INVALID_FUNCTION_ARGUMENT: Text '{text}' could not be parsed at index {len(text)}"
         )
+    if not re.match(
+        r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?$", text
+    ):
+        raise NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
     return _iso_timestamp(text, 9)
 
 
@@ -942,3 +950,6 @@ def _nanos_timestamp(node: exp.Expression, text: str, precision: int) -> exp.Exp
         f"named_struct('athena_tstz', _0, 'athena_offset', {offset})", exp.Literal.string(value)
     )
     return _typed(out, f"timestamp({precision})", tstz_type(precision))
+
+
+TIME_FORMS.update(cast=typed_cast, date_add=tstz_date_add_form, date_diff=tstz_date_diff_form)
