@@ -128,6 +128,7 @@ def test_date_add_and_diff_of_zoned_timestamps():
         (3762, "1 hour, 2 minutes, 42 seconds"),
         (56363463, "93 weeks, 1 day, 8 hours, 31 minutes, 3 seconds"),
         (0, "0 seconds"),
+        (-61.5, "1 minute, 2 seconds"),
     ],
 )
 def test_human_readable_seconds(seconds, text):
@@ -185,3 +186,12 @@ def test_athena_fails_time_with_a_political_zone_and_time_plus_months():
 
 def test_time_arithmetic_is_folded():
     assert "'22:00:00.000'" in _spark("SELECT time '01:00' - interval '3' hour")
+
+
+def test_format_datetime_prints_joda_patterns_of_milliseconds():
+    micros = 1591804523383456  # 2020-06-10 15:55:23.383456
+    pattern = "yyyy-MM-dd'T'HH:mm:ss.SSSSSS EEEE MMM h a"
+    assert tf.format_datetime_ts(micros, pattern) == (
+        "2020-06-10T15:55:23.383000 Wednesday Jun 3 PM"
+    )
+    assert tf.joda_tokens("yyyy z") is None

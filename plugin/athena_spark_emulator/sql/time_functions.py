@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import math
 import re
 from functools import cache, lru_cache
 from typing import Any, Optional, Tuple
@@ -464,17 +465,14 @@ def tstz_date_diff(unit: str, first: Any, second: Any) -> Optional[int]:
 
 @udf("human_readable_seconds", "string")
 def human_readable_seconds(seconds: Optional[float]) -> Optional[str]:
-    """Trino's human_readable_seconds of a whole, non-negative number of seconds: weeks,
-    days, hours, minutes and seconds, the ones that are not 0."""
+    """Trino's human_readable_seconds: the absolute value rounded (Math.round) to whole
+    seconds, in weeks, days, hours, minutes and seconds, the ones that are not 0."""
     if seconds is None:
         return None
-    if seconds != seconds:
-        raise AthenaError("INVALID_FUNCTION_ARGUMENT: Invalid argument found: NaN")
-    if seconds in (float("inf"), float("-inf")):
-        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Invalid argument found: {seconds}")
-    if seconds < 0 or seconds != int(seconds):
-        raise NotRun(f"human_readable_seconds({seconds}) (a negative or fractional number)")
-    rest = int(seconds)
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        text = "NaN" if seconds != seconds else ("Infinity" if seconds > 0 else "-Infinity")
+        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Invalid argument found: {text}")
+    rest = math.floor(abs(seconds) + 0.5)
     parts = []
     for name, size in (("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60)):
         count, rest = divmod(rest, size)
@@ -518,6 +516,7 @@ def parse_duration(text: Optional[str]) -> Optional[datetime.timedelta]:
 # ---- where these values may be used ------------------------------------------------------------
 _CONSUMERS = {
     "at_timezone",
+    "format_datetime",
     "timezone_hour",
     "timezone_minute",
     "timezone",
@@ -550,7 +549,7 @@ def is_tstz(kind: Optional[exp.DataType]) -> bool:
 def check_use(node: exp.Expression, what: str, time: bool = False) -> None:
     """Refuse a zoned or time-of-day value used anywhere but where the emulator runs it."""
     child, parent = node, node.parent
-    while isinstance(parent, exp.Paren):
+    while isinstance(parent, (exp.Paren, exp.Try)):  # try(...) of it is the same value or NULL
         child, parent = parent, parent.parent
     if not time and isinstance(parent, (exp.AtTimeZone, exp.Typeof, exp.DateAdd, exp.DateDiff)):
         return
@@ -689,6 +688,13 @@ def to_iso8601(node: exp.Expression) -> exp.Expression:
         out = udf_call("tstz_iso8601", value, exp.Literal.number(_precision(kind)))
     elif is_date(kind):
         out = spark("date_format(_0, 'yyyy-MM-dd')", value)
+    elif is_timestamp(kind) and kind is not None and kind.expressions and _precision(kind) <= 6:
+        digits = _precision(kind)
+        fraction = "." + "S" * digits if digits else ""
+        out = exp.Anonymous(
+            this="date_format",
+            expressions=[value, exp.Literal.string(f"yyyy-MM-dd'T'HH:mm:ss{fraction}")],
+        )
     else:
         raise Refused(f"{node.sql('athena')} (of a value other than a date or a zoned timestamp)")
     out.type = exp.DataType.build("varchar")
@@ -953,3 +959,109 @@ def _nanos_timestamp(node: exp.Expression, text: str, precision: int) -> exp.Exp
 
 
 TIME_FORMS.update(cast=typed_cast, date_add=tstz_date_add_form, date_diff=tstz_date_diff_form)
+
+
+# ---- format_datetime (Joda's patterns) -----------------------------------------------------------
+_JODA = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|[^A-Za-z']+")
+_JODA_LETTERS = set("yMdHhmsSaEDk")
+_MONTHS = [
+    "January", "February", "March", "April", "May", "June", "July",
+    "August", "September", "October", "November", "December",
+]  # fmt: skip
+_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+def joda_tokens(pattern: str) -> Optional[list]:
+    """The pattern's tokens (None: a letter the emulator does not print, e.g. a zone)."""
+    tokens = []
+    position = 0
+    for match in _JODA.finditer(pattern):
+        if match.start() != position:
+            return None
+        position = match.end()
+        token = match.group(0)
+        if token[0].isalpha() and token[0] not in _JODA_LETTERS:
+            return None
+        tokens.append(token)
+    return tokens if position == len(pattern) else None
+
+
+def _joda_field(token: str, wall: datetime.datetime, fraction: int) -> str:
+    letter, width = token[0], len(token)
+    if letter == "y":
+        return f"{wall.year % 100:02d}" if width == 2 else str(wall.year).zfill(width)
+    if letter == "M":
+        if width >= 4:
+            return _MONTHS[wall.month - 1]
+        return _MONTHS[wall.month - 1][:3] if width == 3 else str(wall.month).zfill(width)
+    if letter == "E":
+        name = _DAYS[wall.weekday()]
+        return name if width >= 4 else name[:3]
+    if letter == "a":
+        return "AM" if wall.hour < 12 else "PM"
+    if letter == "S":
+        return f"{fraction:09d}"[:width] if width <= 9 else f"{fraction:09d}".ljust(width, "0")
+    numbers = {
+        "d": wall.day,
+        "H": wall.hour,
+        "k": wall.hour or 24,
+        "h": wall.hour % 12 or 12,
+        "m": wall.minute,
+        "s": wall.second,
+        "D": wall.timetuple().tm_yday,
+    }
+    return str(numbers[letter]).zfill(width)
+
+
+def format_joda(wall: datetime.datetime, fraction: int, pattern: str) -> str:
+    tokens = joda_tokens(pattern)
+    if tokens is None:
+        raise NotRun(f"format_datetime with the pattern '{pattern}'")
+    out = []
+    for token in tokens:
+        if token.startswith("'"):
+            out.append(token[1:-1].replace("''", "'") if token != "''" else "'")
+        elif token[0].isalpha():
+            out.append(_joda_field(token, wall, fraction))
+        else:
+            out.append(token)
+    return "".join(out)
+
+
+@udf("format_datetime_ts", "string")
+def format_datetime_ts(micros: Optional[int], pattern: Optional[str]) -> Optional[str]:
+    """format_datetime of a timestamp (its wall time, UTC)."""
+    if micros is None or pattern is None:
+        return None
+    millis = (int(micros) + 500) // 1000  # Trino formats milliseconds, rounded half up
+    wall, fraction = _wall_nanos(millis * 1000)
+    return format_joda(wall, fraction, pattern)
+
+
+@udf("format_datetime_tstz", "string")
+def format_datetime_tstz(value: Any, pattern: Optional[str]) -> Optional[str]:
+    """format_datetime of a timestamp with time zone (its wall time in its zone)."""
+    if value is None or pattern is None:
+        return None
+    wall, fraction = _parse_wall(str(value[0]).rpartition(" ")[0])
+    return format_joda(wall, fraction, pattern)
+
+
+@rewrites("format_datetime", "format_datetime")
+def format_datetime(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused(node.sql("athena"))
+    value, pattern = node.expressions
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        raise Refused(f"{node.sql('athena')} (a pattern that is not a literal)")
+    if joda_tokens(pattern.this) is None:
+        raise Refused(f"{node.sql('athena')} (the pattern '{pattern.this}')")
+    kind = type_of(value)
+    if is_tstz(kind) and _precision(kind) <= 3:
+        out = udf_call("format_datetime_tstz", value, pattern)
+    elif is_timestamp(kind):
+        out = udf_call("format_datetime_ts", _micros(value), pattern)
+    else:
+        raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
+    out.type = exp.DataType.build("varchar")
+    return out
