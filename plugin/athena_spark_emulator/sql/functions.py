@@ -372,7 +372,7 @@ CASTABLE = {
 
 
 _ZONED_TYPES = (T.TIMESTAMPTZ, T.TIME, T.TIMETZ)  # literals only: time_functions.typed_cast
-#: The forms of zoned and time-of-day values (cast, date_add, date_diff), registered by
+#: The forms of zoned and time-of-day values (cast, date_add, date_diff, format of dates), registered by
 #: time_functions.py, which imports this module.
 TIME_FORMS: Dict[str, Callable[..., exp.Expression]] = {}
 
@@ -1264,6 +1264,8 @@ same(exp.Like, "like", _like_check)
 
 @rewrites(exp.Format, "format")
 def format_(node: exp.Expression) -> exp.Expression:
+    if node.expressions and all(is_date(type_of(a)) for a in node.expressions):
+        return TIME_FORMS["format"](node)  # time_functions: Java's %t conversions
     for arg in node.expressions:
         kind = type_of(arg)
         literal = isinstance(arg, exp.Literal) and arg.is_string

@@ -1065,3 +1065,85 @@ def format_datetime(node: exp.Expression) -> exp.Expression:
         raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
     out.type = exp.DataType.build("varchar")
     return out
+
+
+# ---- format() of dates (Java's %t conversions) ---------------------------------------------------
+_JAVA_FORMAT = re.compile(r"%(?:(\d+)\$)?([tT])([AaBbhedYymjFD])|%%|%n|[^%]+")
+
+
+def _java_date_tokens(pattern: str) -> Optional[list]:
+    position, tokens = 0, []
+    for match in _JAVA_FORMAT.finditer(pattern):
+        if match.start() != position:
+            return None
+        position = match.end()
+        tokens.append(match)
+    return tokens if position == len(pattern) else None
+
+
+def _java_date_field(day: datetime.date, conversion: str) -> str:
+    fields = {
+        "A": _DAYS[day.weekday()],
+        "a": _DAYS[day.weekday()][:3],
+        "B": _MONTHS[day.month - 1],
+        "b": _MONTHS[day.month - 1][:3],
+        "h": _MONTHS[day.month - 1][:3],
+        "e": str(day.day),
+        "d": f"{day.day:02d}",
+        "Y": f"{day.year:04d}",
+        "y": f"{day.year % 100:02d}",
+        "m": f"{day.month:02d}",
+        "j": f"{day.timetuple().tm_yday:03d}",
+        "F": f"{day.year:04d}-{day.month:02d}-{day.day:02d}",
+        "D": f"{day.month:02d}/{day.day:02d}/{day.year % 100:02d}",
+    }
+    return fields[conversion]
+
+
+@udf("format_dates", "string")
+def format_dates(pattern: Optional[str], *days: Optional[datetime.date]) -> Optional[str]:
+    """Trino's format() (Java's Formatter) of dates with %t conversions, English names."""
+    if pattern is None:
+        return None
+    tokens = _java_date_tokens(pattern)
+    if tokens is None:
+        raise NotRun(f"format('{pattern}', ...) of dates")
+    out, ordinary = [], 0
+    for token in tokens:
+        text = token.group(0)
+        if text == "%%":
+            out.append("%")
+        elif text == "%n":
+            out.append("\n")
+        elif not text.startswith("%"):
+            out.append(text)
+        else:
+            if token.group(1):
+                index = int(token.group(1)) - 1
+            else:
+                index, ordinary = ordinary, ordinary + 1
+            if not 0 <= index < len(days):
+                raise AthenaError(
+                    f"INVALID_FUNCTION_ARGUMENT: Format specifier '{text}' has no argument"
+                )
+            day = days[index]
+            field = "null" if day is None else _java_date_field(day, token.group(3))
+            out.append(field.upper() if token.group(2) == "T" else field)
+    return "".join(out)
+
+
+def format_dates_form(node: exp.Expression) -> exp.Expression:
+    """format(pattern, date, ...) (functions.format_'s case): %t conversions of dates only."""
+    pattern = node.this
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        raise Refused(f"{node.sql('athena')} (a pattern that is not a literal)")
+    if _java_date_tokens(pattern.this) is None or not all(
+        is_date(type_of(a)) for a in node.expressions
+    ):
+        raise Refused(f"{node.sql('athena')} (format of dates with conversions other than %t)")
+    out = udf_call("format_dates", pattern, *node.expressions)
+    out.type = exp.DataType.build("varchar")
+    return out
+
+
+TIME_FORMS["format"] = format_dates_form
