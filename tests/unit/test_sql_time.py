@@ -195,3 +195,25 @@ def test_format_datetime_prints_joda_patterns_of_milliseconds():
         "2020-06-10T15:55:23.383000 Wednesday Jun 3 PM"
     )
     assert tf.joda_tokens("yyyy z") is None
+
+
+def test_format_of_dates_with_java_t_conversions():
+    day = datetime.date(2006, 7, 4)
+    assert tf.format_dates("%1$tA, %1$tB %1$te, %1$tY", day) == "Tuesday, July 4, 2006"
+    assert tf.format_dates("%tF %tb", day, day) == "2006-07-04 Jul"
+
+
+def test_casts_of_a_zoned_timestamp_read_its_wall_time():
+    value = tf.from_iso8601_timestamp_nanos("2020-05-11T11:15:05.123456789+01:00")
+    assert tf.tstz_to_timestamp(value, 6) == datetime.datetime(2020, 5, 11, 11, 15, 5, 123457)
+    assert tf.tstz_to_timestamp(value, 0) == datetime.datetime(2020, 5, 11, 11, 15, 5)
+    late = tf.tstz_literal("2020-05-11 23:30 America/Los_Angeles", 0)
+    assert tf.tstz_to_date(late) == datetime.date(2020, 5, 11)
+
+
+def test_a_cast_of_a_zoned_timestamp_to_text_needs_three_digits():
+    assert "ATHENA_TSTZ_TEXT" in _spark(
+        "SELECT CAST(from_iso8601_timestamp('2020-05-11') AS varchar)"
+    )
+    with pytest.raises(Exception, match="cannot run"):
+        _spark("SELECT CAST(timestamp '2020-05-11 23:30 UTC' AS varchar)")

@@ -501,12 +501,24 @@ def _precision_of(kind: exp.DataType) -> int:
     return int(kind.expressions[0].this.this)
 
 
-def _cast(node: Any, safe: bool) -> exp.Expression:
-    target = node.to
-    value = node.this
+def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
+    """A cast time_functions runs: of a zoned timestamp, or to a zoned or time-of-day type or
+    a timestamp of more than 6 digits (None: another cast)."""
+    source = type_of(value)
+    if source is not None and source.this == T.TIMESTAMPTZ:
+        return TIME_FORMS["cast_from_zoned"](node, safe)
     nanos = target.this == T.TIMESTAMP and target.expressions and _precision_of(target) > 6
     if target.this in _ZONED_TYPES or nanos:
         return TIME_FORMS["cast"](node, safe)
+    return None
+
+
+def _cast(node: Any, safe: bool) -> exp.Expression:
+    target = node.to
+    value = node.this
+    timed = _time_cast(node, value, target, safe)
+    if timed is not None:
+        return timed
     source = type_of(value)
     if target.this == T.DECIMAL and not target.expressions:
         target = _bare_decimal(value)

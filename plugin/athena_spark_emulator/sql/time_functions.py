@@ -553,7 +553,7 @@ def check_use(node: exp.Expression, what: str, time: bool = False) -> None:
         child, parent = parent, parent.parent
     if not time and isinstance(parent, (exp.AtTimeZone, exp.Typeof, exp.DateAdd, exp.DateDiff)):
         return
-    if isinstance(parent, exp.Typeof):
+    if isinstance(parent, exp.Typeof) or (not time and _cast_from_zoned_runs(parent)):
         return
     name = str(parent.name).lower() if isinstance(parent, exp.Anonymous) else ""
     if name in _CONSUMERS and (not time or name == "timezone"):
@@ -838,8 +838,11 @@ def _time_literal(
     zone_suffix = ""
     if zoned:
         offset = _OFFSET.match(zone_text or "")
-        if not offset:
+        if not offset and zone_text and zone_id(zone_text) not in (None, "UTC"):
+            # Athena engine 3: a political time zone with TIME is not supported
             raise Fails(f"INVALID_LITERAL: '{text}' is not a valid TIME literal")
+        if not offset:
+            raise Refused(f"{node.sql('athena')} (a time literal the emulator cannot read)")
         minutes = int(offset.group(3) or 0)
         zone_suffix = f"{offset.group(1)}{int(offset.group(2)):02d}:{minutes:02d}"
     name = f"time({precision}) with time zone" if zoned else f"time({precision})"
@@ -1147,3 +1150,62 @@ def format_dates_form(node: exp.Expression) -> exp.Expression:
 
 
 TIME_FORMS["format"] = format_dates_form
+
+
+# ---- casts of a timestamp with time zone --------------------------------------------------------
+def _cast_from_zoned_runs(parent: Any) -> bool:
+    """CAST(a timestamp with time zone AS timestamp / date / varchar): run (cast_from_zoned)."""
+    if not isinstance(parent, exp.Cast):
+        return False
+    target = parent.args["to"]
+    if target.this == T.VARCHAR:
+        return not target.expressions
+    return target.this == T.DATE or (target.this == T.TIMESTAMP and _precision(target) <= 6)
+
+
+@udf("tstz_to_timestamp", "timestamp")
+def tstz_to_timestamp(value: Any, precision: int) -> Optional[datetime.datetime]:
+    """CAST(timestamp with time zone AS timestamp(p)): its wall time in its zone, rounded
+    half up to p digits."""
+    if value is None:
+        return None
+    wall, fraction = _parse_wall(str(value[0]).rpartition(" ")[0])
+    nanos = round_nanos(fraction, int(precision))
+    return wall + datetime.timedelta(microseconds=nanos // 1000)
+
+
+@udf("tstz_to_date", "date")
+def tstz_to_date(value: Any) -> Optional[datetime.date]:
+    """CAST(timestamp with time zone AS date): the date of its wall time in its zone."""
+    if value is None:
+        return None
+    return _parse_wall(str(value[0]).rpartition(" ")[0])[0].date()
+
+
+@udf("tstz_text", "string")
+def tstz_text(value: Any) -> Optional[str]:
+    """CAST(timestamp with time zone AS varchar) of precision 3 or more: its printed text."""
+    return None if value is None else str(value[0])
+
+
+def cast_from_zoned(node: exp.Expression, safe: bool) -> exp.Expression:
+    """CAST of a timestamp with time zone (functions._cast's case)."""
+    value, target = node.this, node.args["to"]
+    precision = _precision(type_of(value))
+    if target.this == T.TIMESTAMP:
+        digits = _precision(target)
+        if precision > 6 and digits > 6:
+            raise Refused(f"{node.sql('athena')} (a timestamp of more than 6 digits)")
+        out = udf_call("tstz_to_timestamp", value, exp.Literal.number(digits))
+        return _typed(out, f"timestamp({digits})", exp.DataType.build(f"timestamp({digits})"))
+    if target.this == T.DATE:
+        out = udf_call("tstz_to_date", value)
+        out.type = exp.DataType.build("date")
+        return out
+    if target.this == T.VARCHAR and precision >= 3:  # Trino writes p digits
+        out = udf_call("tstz_text", value)
+        return _typed(out, "varchar", exp.DataType.build("varchar"))
+    raise Refused(f"{node.sql('athena')} (a cast of a timestamp with time zone)")
+
+
+TIME_FORMS["cast_from_zoned"] = cast_from_zoned
