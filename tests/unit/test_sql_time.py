@@ -217,3 +217,10 @@ def test_a_cast_of_a_zoned_timestamp_to_text_needs_three_digits():
     )
     with pytest.raises(Exception, match="cannot run"):
         _spark("SELECT CAST(timestamp '2020-05-11 23:30 UTC' AS varchar)")
+
+
+def test_field_functions_read_the_wall_time_in_the_zone():
+    sql = _spark("SELECT hour(timestamp '2020-05-11 23:30 America/Los_Angeles')")
+    assert "ATHENA_TSTZ_TO_TIMESTAMP" in sql
+    value = tf.tstz_literal("2020-05-11 23:30:00.123 America/Los_Angeles", 3)
+    assert tf.tstz_unixtime(value) == 1589265000.123

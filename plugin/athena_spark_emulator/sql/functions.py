@@ -372,8 +372,8 @@ CASTABLE = {
 
 
 _ZONED_TYPES = (T.TIMESTAMPTZ, T.TIME, T.TIMETZ)  # literals only: time_functions.typed_cast
-#: The forms of zoned and time-of-day values (cast, date_add, date_diff, format of dates), registered by
-#: time_functions.py, which imports this module.
+#: The forms of zoned and time-of-day values (cast, date_add, date_diff, to_unixtime, format
+#: of dates), registered by time_functions.py, which imports this module.
 TIME_FORMS: Dict[str, Callable[..., exp.Expression]] = {}
 
 
@@ -831,6 +831,9 @@ def to_milliseconds(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.TimeToUnix, "to_unixtime")
 def to_unixtime(node: exp.Expression) -> exp.Expression:
+    zoned = type_of(node.this)
+    if zoned is not None and zoned.this == T.TIMESTAMPTZ:
+        return TIME_FORMS["to_unixtime"](node)
     out = spark("unix_micros(CAST(_0 AS TIMESTAMP)) / 1000000D", node.this)
     out.type = exp.DataType.build("double")
     return out

@@ -551,7 +551,8 @@ def check_use(node: exp.Expression, what: str, time: bool = False) -> None:
     child, parent = node, node.parent
     while isinstance(parent, (exp.Paren, exp.Try)):  # try(...) of it is the same value or NULL
         child, parent = parent, parent.parent
-    if not time and isinstance(parent, (exp.AtTimeZone, exp.Typeof, exp.DateAdd, exp.DateDiff)):
+    consumers = (exp.AtTimeZone, exp.Typeof, exp.DateAdd, exp.DateDiff, exp.TimeToUnix)
+    if not time and isinstance(parent, consumers):
         return
     if isinstance(parent, exp.Typeof) or (not time and _cast_from_zoned_runs(parent)):
         return
@@ -572,7 +573,45 @@ def check_use(node: exp.Expression, what: str, time: bool = False) -> None:
     raise Refused(f"a {what} used in {where} (only shown, or passed to the time zone functions)")
 
 
+#: Functions of a timestamp with time zone that read its wall time in its zone (Trino's
+#: year(), hour(), extract(), date_format(), ... of one): they get that wall time, a Spark
+#: timestamp.
+_WALL_READERS = (
+    exp.Year,
+    exp.Month,
+    exp.Day,
+    exp.Quarter,
+    exp.DayOfYear,
+    exp.DayOfWeekIso,
+    exp.DayOfMonth,
+    exp.WeekOfYear,
+    exp.Hour,
+    exp.Minute,
+)
+
+
+def _reads_wall_time(node: exp.Expression) -> bool:
+    child, parent = node, node.parent
+    while isinstance(parent, (exp.Paren, exp.Try)):
+        child, parent = parent, parent.parent
+    if isinstance(parent, _WALL_READERS):
+        return parent.this is child
+    if isinstance(parent, exp.Extract):
+        return parent.expression is child
+    if isinstance(parent, exp.TimeToStr):
+        return parent.this is child
+    return isinstance(parent, exp.Anonymous) and str(parent.name).lower() == "second"
+
+
 def _tstz_out(node: exp.Expression, out: exp.Expression, precision: int) -> exp.Expression:
+    if _reads_wall_time(node):
+        if precision > 6:
+            where = node.parent.sql("athena") if node.parent is not None else ""
+            raise Refused(f"{where} (of a timestamp of more than 6 digits)")
+        wall = udf_call("tstz_to_timestamp", out, exp.Literal.number(precision))
+        return _typed(
+            wall, f"timestamp({precision})", exp.DataType.build(f"timestamp({precision})")
+        )
     check_use(node, "timestamp with time zone")
     return _typed(out, f"timestamp({precision}) with time zone", tstz_type(precision))
 
@@ -1209,3 +1248,23 @@ def cast_from_zoned(node: exp.Expression, safe: bool) -> exp.Expression:
 
 
 TIME_FORMS["cast_from_zoned"] = cast_from_zoned
+
+
+@udf("tstz_unixtime", "double")
+def tstz_unixtime(value: Any) -> Optional[float]:
+    """to_unixtime of a timestamp with time zone of precision 3 at most: epoch milliseconds
+    / 1000 (a double), as Trino computes it."""
+    if value is None:
+        return None
+    return (instant(value)[0] // 10**6) / 1000.0
+
+
+def to_unixtime_form(node: exp.Expression) -> exp.Expression:
+    if _precision(type_of(node.this)) > 3:
+        raise Refused(f"{node.sql('athena')} (of a timestamp with time zone of more than 3 digits)")
+    out = udf_call("tstz_unixtime", node.this)
+    out.type = exp.DataType.build("double")
+    return out
+
+
+TIME_FORMS["to_unixtime"] = to_unixtime_form
