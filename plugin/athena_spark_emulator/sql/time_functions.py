@@ -17,9 +17,12 @@ that struct (zoneinfo's zones, Trino's zone ids and offsets normalised as TimeZo
 
 Spark would compare, order or cast that struct as a struct, not as an instant, so a value
 of these types is only run where its use is one of the entries here: an argument of
-AT TIME ZONE, at_timezone, timezone_hour/minute, timezone, to_iso8601, date_add, date_diff
-or typeof, or a column of the statement's outermost SELECT (no ORDER BY, DISTINCT or GROUP
-BY there). Anything else (a comparison, a join key, a CTAS column, ...) is refused.
+AT TIME ZONE, at_timezone, timezone_hour/minute, timezone, to_iso8601, to_unixtime,
+format_datetime, date_add, date_diff or typeof; a CAST to timestamp(p), date or varchar;
+year, month, day, hour, minute, week, day_of_week, day_of_year, quarter, extract and
+date_format, which get its wall time in its zone as a Spark timestamp (what Trino reads);
+or a column of the statement's outermost SELECT (no ORDER BY, DISTINCT or GROUP BY there).
+Anything else (a comparison, a join key, a CTAS column, ...) is refused.
 
 **A time** (``TIME '01:00'``, ``TIME '01:02:03.456 -08:00'``) is a struct ``athena_time``
 (or ``athena_timetz``) of its printed text, under the same rule of use; ``+``/``-`` of an
