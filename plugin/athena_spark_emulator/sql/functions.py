@@ -233,8 +233,6 @@ def _unused_tuple_check(node: exp.Expression) -> Optional[str]:
     return _tuple_check(node)
 
 
-
-
 def _join_check(node: exp.Expression) -> Optional[str]:
     kind = str(node.args.get("kind") or "").upper()
     if kind and kind not in ("INNER", "CROSS", "OUTER"):
@@ -418,12 +416,21 @@ CASTABLE = {
 CAST_TARGETS: Dict[Any, Callable[..., exp.Expression]] = {}
 
 
+_ZONED_TYPES = (T.TIMESTAMPTZ, T.TIME, T.TIMETZ)  # literals only: time_functions.typed_cast
+#: The forms of zoned and time-of-day values (cast, date_add, date_diff, to_unixtime, format
+#: of dates), registered by time_functions.py, which imports this module.
+TIME_FORMS: Dict[str, Callable[..., exp.Expression]] = {}
+
+
 def _type_check(node: exp.Expression) -> Optional[str]:
+    if node.this in _ZONED_TYPES and isinstance(node.parent, (exp.Cast, exp.TryCast)):
+        return None
     if node.this not in CASTABLE and node.this not in CAST_TARGETS:
         return f"the type {node.sql('athena')}"
     if node.this == T.TIMESTAMP and node.expressions:
         precision = int(node.expressions[0].this.this)
-        if precision > 6:
+        literal = isinstance(node.parent, exp.Cast) and isinstance(node.parent.this, exp.Literal)
+        if precision > 6 and not (precision <= 9 and literal):  # time_functions: date_diff
             return f"the type {node.sql('athena')} (precision 6 at most: Spark keeps microseconds)"
     for child in node.expressions:
         if isinstance(child, exp.DataType):
@@ -554,12 +561,38 @@ def _typed_text_literal(
     return out
 
 
+def _precision_of(kind: exp.DataType) -> int:
+    return int(kind.expressions[0].this.this)
+
+
+def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
+    """A cast time_functions runs: of a zoned timestamp, or to a zoned or time-of-day type or
+    a timestamp of more than 6 digits (None: another cast)."""
+    source = type_of(value)
+    if source is not None and source.this == T.TIMESTAMPTZ:
+        return TIME_FORMS["cast_from_zoned"](node, safe)
+    nanos = target.this == T.TIMESTAMP and target.expressions and _precision_of(target) > 6
+    if target.this in _ZONED_TYPES or nanos:
+        return TIME_FORMS["cast"](node, safe)
+    return None
+
+
+def _hooked_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
+    """A cast another module runs (time_functions' TIME_FORMS, then CAST_TARGETS); None:
+    this module's."""
+    timed = _time_cast(node, value, target, safe)
+    if timed is not None or target.this not in CAST_TARGETS:
+        return timed
+    return CAST_TARGETS[target.this](node, value, type_of(value), safe)
+
+
 def _cast(node: Any, safe: bool) -> exp.Expression:
     target = node.to
     value = node.this
+    hooked = _hooked_cast(node, value, target, safe)
+    if hooked is not None:
+        return hooked
     source = type_of(value)
-    if target.this in CAST_TARGETS:
-        return CAST_TARGETS[target.this](node, value, source, safe)
     if target.this == T.DECIMAL and not target.expressions:
         target = _bare_decimal(value)
     if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
@@ -758,6 +791,9 @@ def _temporal(node: exp.Expression, arg: exp.Expression) -> str:
 @rewrites(exp.DateAdd, "date_add")
 def date_add(node: exp.Expression) -> exp.Expression:
     unit = _unit(node)
+    zoned = type_of(node.this)
+    if zoned is not None and zoned.this == T.TIMESTAMPTZ:
+        return TIME_FORMS["date_add"](node, unit)
     kind = _temporal(node, node.this)
     if kind == "date":
         if unit not in DATE_UNITS:
@@ -780,6 +816,9 @@ def date_add(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.DateDiff, "date_diff")
 def date_diff(node: exp.Expression) -> exp.Expression:
     unit = _unit(node)
+    kinds = (type_of(node.this), type_of(node.expression))
+    if any(k is not None and k.this == T.TIMESTAMPTZ for k in kinds):
+        return TIME_FORMS["date_diff"](node, unit)
     _temporal(node, node.this)
     _temporal(node, node.expression)
     out = call(
@@ -851,9 +890,12 @@ def _quote_format_letters(node: exp.Expression) -> exp.Expression:
     fmt = node.args.get("format")
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         raise Refused(f"{node.sql('athena')} with a format that is not a literal")
-    if isinstance(node, exp.StrToTime) and "%y" in fmt.this:  # two-digit years pivot apart
+    two_digit_year = isinstance(node, exp.StrToTime) and "%y" in fmt.this
+    if two_digit_year and ("%Y" in fmt.this or fmt.this.count("%y") > 1):
         raise Refused(f"{node.sql('athena')} (parsing a two-digit year, %y)")
     node.set("format", exp.Literal.string(_FORMAT_LITERAL.sub(r"'\1'", fmt.this)))
+    if two_digit_year:  # Spark reads yy as 2000-2099, Trino as 1970-2069
+        return spark("CASE WHEN year(_0) >= 2070 THEN _0 - INTERVAL '100' YEAR ELSE _0 END", node)
     return node
 
 
@@ -876,6 +918,9 @@ def to_milliseconds(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.TimeToUnix, "to_unixtime")
 def to_unixtime(node: exp.Expression) -> exp.Expression:
+    zoned = type_of(node.this)
+    if zoned is not None and zoned.this == T.TIMESTAMPTZ:
+        return TIME_FORMS["to_unixtime"](node)
     out = spark("unix_micros(CAST(_0 AS TIMESTAMP)) / 1000000D", node.this)
     out.type = exp.DataType.build("double")
     return out
@@ -1353,6 +1398,8 @@ FORMAT_OF_DECIMALS: Optional[Callable[[exp.Expression], exp.Expression]] = None
 
 @rewrites(exp.Format, "format")
 def format_(node: exp.Expression) -> exp.Expression:
+    if node.expressions and all(is_date(type_of(a)) for a in node.expressions):
+        return TIME_FORMS["format"](node)  # time_functions: Java's %t conversions
     kinds = [type_of(a) for a in node.expressions]
     if FORMAT_OF_DECIMALS is not None and any(is_decimal(k) or is_date(k) for k in kinds):
         return FORMAT_OF_DECIMALS(node)
@@ -1393,9 +1440,32 @@ def extract(node: exp.Expression) -> exp.Expression:
     return spark(f"CAST({forms[unit]} AS BIGINT)", node.expression)
 
 
+def _time_typeof(value: exp.Expression) -> Optional[str]:
+    """typeof of a timestamp, interval or a value a rewrite typed (None: not one)."""
+    named = value.meta.get("athena_typeof") if value._meta else None
+    if named:  # the Athena type a rewrite gave its Spark form
+        return str(named)
+    if isinstance(value, exp.Interval) and value.args.get("unit") is not None:
+        year_month = value.args["unit"].name.upper() in ("YEAR", "MONTH")
+        return f"interval {'year to month' if year_month else 'day to second'}"
+    if isinstance(value, exp.CurrentTimestamp):
+        digits = int(value.this.this) if isinstance(value.this, exp.Literal) else 3
+        return f"timestamp({digits}) with time zone"
+    kind = type_of(value)
+    if is_timestamp(kind) and kind is not None:
+        if kind.expressions:
+            return f"timestamp({int(kind.expressions[0].this.this)})"
+        if isinstance(value, exp.Cast):  # Athena's bare timestamp is timestamp(3)
+            return "timestamp(3)"
+    return None
+
+
 @rewrites(exp.Typeof, "typeof")
 def typeof(node: exp.Expression) -> exp.Expression:
     value = node.this
+    timed = _time_typeof(value)
+    if timed:
+        return exp.Literal.string(timed)
     name = _type_name_of(value)
     if name is None and isinstance(value, (exp.Array, exp.Map)):
         name = SHAPES["container_type_name"](node, value)

@@ -34,9 +34,27 @@ _SIMPLE_TYPES = {
 }
 
 
+#: The Spark structs that stand for Athena's zoned and time-of-day values (time_functions.py):
+#: the first field's name, the Athena type; the value prints as that field's text.
+_TEXT_STRUCTS = {
+    "athena_tstz": "timestamp with time zone",
+    "athena_time": "time",
+    "athena_timetz": "time with time zone",
+}
+
+
+def _text_struct(spark_type: Any) -> Optional[str]:
+    fields = getattr(spark_type, "fields", None)
+    if type(spark_type).__name__ == "StructType" and fields:
+        return _TEXT_STRUCTS.get(fields[0].name)
+    return None
+
+
 def athena_type(spark_type: Any) -> str:
     """The ``ColumnInfo.Type`` Athena reports for a Spark data type."""
-    return _SIMPLE_TYPES.get(type(spark_type).__name__, spark_type.simpleString())
+    return _text_struct(spark_type) or _SIMPLE_TYPES.get(
+        type(spark_type).__name__, spark_type.simpleString()
+    )
 
 
 def athena_value(value: Any, spark_type: str = "") -> Optional[str]:
@@ -58,7 +76,7 @@ def athena_value(value: Any, spark_type: str = "") -> Optional[str]:
         return "{" + ", ".join(f"{athena_value(k)}={_nested(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
         if hasattr(value, "asDict"):  # a Spark Row: Athena's row text
-            return athena_value(value.asDict())
+            return _row_text(value)
         return "[" + ", ".join(_nested(v) for v in value) + "]"
     return str(value)
 
@@ -68,6 +86,13 @@ def _non_finite(value: float) -> str:
     if math.isfinite(value):
         return str(value)
     return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+
+
+def _row_text(row: Any) -> Optional[str]:
+    fields = getattr(row, "__fields__", None) or []
+    if fields and fields[0] in _TEXT_STRUCTS:  # a zoned or time-of-day value: its text
+        return str(row[0])
+    return athena_value(row.asDict())
 
 
 def _nested(value: Any) -> str:

@@ -1,5 +1,1273 @@
-"""Athena's time zones and time-of-day types (timestamp with time zone, time, AT TIME ZONE, from_iso8601_*, with_timezone, ...) and the date/time functions Spark has no form for: each an entry of the function table (functions.py), with a Spark form or a
-small implementation (a UDF of udfs.py). Registered when the athena_spark_emulator.sql
-package is imported (its __init__)."""
+"""Athena's time zones and time-of-day types (timestamp with time zone, time, AT TIME ZONE,
+from_iso8601_*, with_timezone, ...) and the date/time functions Spark has no form for: each
+an entry of the function table (functions.py), with a Spark form or a small implementation
+(a UDF of udfs.py). Registered when the athena_spark_emulator.sql package is imported (its
+__init__).
+
+**A timestamp with time zone** is a Spark struct ``athena_tstz`` (Trino's printed text:
+the wall time with max(3, p) fractional digits, a space, the zone id, e.g.
+``2020-06-10 15:55:23.383 America/Los_Angeles``) and ``athena_offset`` (the zone's offset
+from UTC at that instant, in seconds). Spark's own timestamp has no zone (and no more than
+microseconds); the text keeps Trino's zone id and up to nanoseconds exactly as Athena
+prints them, the offset makes the instant exact again where the wall time alone is
+ambiguous (the hour repeated when daylight saving time ends). results.py prints the struct
+as its text and types its column ``timestamp with time zone``; typeof answers from the
+translation's types (``timestamp(3) with time zone``). The operations are Python UDFs of
+that struct (zoneinfo's zones, Trino's zone ids and offsets normalised as TimeZoneKey does).
+
+Spark would compare, order or cast that struct as a struct, not as an instant, so a value
+of these types is only run where its use is one of the entries here: an argument of
+AT TIME ZONE, at_timezone, timezone_hour/minute, timezone, to_iso8601, to_unixtime,
+format_datetime, date_add, date_diff or typeof; a CAST to timestamp(p), date or varchar;
+year, month, day, hour, minute, week, day_of_week, day_of_year, quarter, extract and
+date_format, which get its wall time in its zone as a Spark timestamp (what Trino reads);
+or a column of the statement's outermost SELECT (no ORDER BY, DISTINCT or GROUP BY there).
+Anything else (a comparison, a join key, a CTAS column, ...) is refused.
+
+**A time** (``TIME '01:00'``, ``TIME '01:02:03.456 -08:00'``) is a struct ``athena_time``
+(or ``athena_timetz``) of its printed text, under the same rule of use; ``+``/``-`` of an
+interval day to second literal is computed when the statement is translated.
+
+A time zone argument must be a literal the emulator knows (a zone of Python's zoneinfo
+under Trino's name, or an offset); another is refused. timestamp(9)/(12) values are only
+made by the functions here that Trino types so (from_iso8601_timestamp_nanos,
+from_unixtime_nanos); a TIMESTAMP(9) literal or cast stays refused.
+"""
 
 from __future__ import annotations
+
+import datetime
+import decimal
+import math
+import re
+from functools import cache, lru_cache
+from typing import Any, Optional, Tuple
+
+from sqlglot import exp
+
+from athena_spark_emulator.sql.functions import TIME_FORMS, Fails, Refused, rewrites
+from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, spark, type_of
+from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
+
+T = exp.DataType.Type
+TSTZ = "struct<athena_tstz:string,athena_offset:int>"
+TIME_FIELD, TIMETZ_FIELD = "athena_time", "athena_timetz"
+_EPOCH = datetime.datetime(1970, 1, 1)
+_UTC_EQUIVALENTS = {
+    "GMT", "GMT0", "GMT+0", "GMT-0", "Etc/GMT", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0",
+    "UT", "UT+0", "UT-0", "Etc/UT", "Etc/UT+0", "Etc/UT-0", "UTC", "UTC+0", "UTC-0",
+    "Etc/UTC", "Etc/UTC+0", "Etc/UTC-0", "+0000", "+00:00", "-0000", "-00:00", "Z",
+    "Zulu", "UCT", "Greenwich", "Universal", "Etc/Universal", "Etc/UCT",
+}  # fmt: skip
+_OFFSET_PREFIXES = ("Etc/GMT", "Etc/UTC", "Etc/UT", "GMT", "UTC", "UT")
+_OFFSET = re.compile(r"^([+-])(\d{1,2})(?::?(\d{2}))?$")
+
+
+class NotRun(Exception):
+    """A value the emulator cannot answer exactly: the statement fails NOT_SUPPORTED (a
+    plain exception, so ``try(...)`` does not turn it into NULL)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"{ERROR_MARK}NOT_SUPPORTED: {text}{ERROR_END}")
+
+
+# ---- zones -----------------------------------------------------------------------------------
+@cache
+def _zones() -> frozenset:
+    import zoneinfo
+
+    return frozenset(zoneinfo.available_timezones())
+
+
+def _offset_id(sign: str, hours: int, minutes: int) -> Optional[str]:
+    if hours > 14 or minutes > 59 or (hours == 14 and minutes):
+        return None
+    if hours == 0 and minutes == 0:
+        return "UTC"
+    return f"{sign}{hours:02d}:{minutes:02d}"
+
+
+@lru_cache(maxsize=4096)
+def zone_id(text: str) -> Optional[str]:
+    """Trino's id of the zone ``text`` names (TimeZoneKey's normalisation: UTC's many names
+    are ``UTC``, ``GMT-08:30`` is ``-08:30``), or None where the emulator does not know it."""
+    if text in _UTC_EQUIVALENTS:
+        return "UTC"
+    for prefix in _OFFSET_PREFIXES:
+        if text.startswith(prefix) and len(text) > len(prefix) and text[len(prefix)] in "+-":
+            match = re.match(r"^([+-])(\d{1,2})(?::(\d{1,2}))?$", text[len(prefix) :])
+            if not match:
+                return None
+            sign = match.group(1)
+            if prefix == "Etc/GMT":
+                sign = "-" if sign == "+" else "+"
+            return _offset_id(sign, int(match.group(2)), int(match.group(3) or 0))
+    match = _OFFSET.match(text)
+    if match:
+        return _offset_id(match.group(1), int(match.group(2)), int(match.group(3) or 0))
+    if text in _zones() and not text.startswith(("Etc/", "GMT", "UTC", "UCT")):
+        return text
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _tzinfo(zone: str) -> datetime.tzinfo:
+    if zone == "UTC":
+        return datetime.timezone.utc
+    match = _OFFSET.match(zone)
+    if match:
+        sign = -1 if match.group(1) == "-" else 1
+        delta = datetime.timedelta(hours=int(match.group(2)), minutes=int(match.group(3) or 0))
+        return datetime.timezone(sign * delta)
+    import zoneinfo
+
+    return zoneinfo.ZoneInfo(zone)
+
+
+def _known_zone(text: Any) -> str:
+    zone = zone_id(text) if isinstance(text, str) and text else None
+    if zone is None:
+        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Time zone not supported: {text}")
+    return zone
+
+
+# ---- timestamp with time zone: (text, offset) <-> (epoch nanoseconds, zone) --------------------
+def _digits(precision: int) -> int:
+    return max(3, precision)
+
+
+def round_nanos(nanos: int, precision: int) -> int:
+    """``nanos`` rounded half up to ``precision`` fractional digits of a second."""
+    unit = 10 ** (9 - precision)
+    return (nanos + unit // 2) // unit * unit
+
+
+def _wall_text(wall: datetime.datetime, fraction_nanos: int, digits: int) -> str:
+    text = (
+        f"{wall.year:04d}-{wall.month:02d}-{wall.day:02d} "
+        f"{wall.hour:02d}:{wall.minute:02d}:{wall.second:02d}"
+    )
+    return f"{text}.{fraction_nanos:09d}"[: len(text) + 1 + digits] if digits else text
+
+
+def tstz(nanos: int, zone: str, precision: int) -> Tuple[str, int]:
+    """The struct of the instant ``nanos`` (since the epoch, UTC) in ``zone``, kept to
+    ``precision`` digits."""
+    nanos = round_nanos(nanos, precision)
+    seconds, fraction = divmod(nanos, 10**9)
+    instant = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc) + datetime.timedelta(
+        seconds=seconds
+    )
+    local = instant.astimezone(_tzinfo(zone))
+    offset = local.utcoffset()
+    assert offset is not None
+    text = _wall_text(local.replace(tzinfo=None), fraction, _digits(precision))
+    return f"{text} {zone}", int(offset.total_seconds())
+
+
+def _parse_wall(text: str) -> Tuple[datetime.datetime, int]:
+    """(the wall time to the second, its fraction in nanoseconds) of ``YYYY-MM-DD HH:MM:SS[.f]``."""
+    whole, _, fraction = text.partition(".")
+    wall = datetime.datetime.strptime(whole, "%Y-%m-%d %H:%M:%S")
+    return wall, int((fraction + "000000000")[:9]) if fraction else 0
+
+
+def instant(value: Any) -> Tuple[int, str]:
+    """(epoch nanoseconds, zone id) of a timestamp with time zone struct."""
+    text, offset = value[0], value[1]
+    wall_text, _, zone = text.rpartition(" ")
+    wall, fraction = _parse_wall(wall_text)
+    seconds = int((wall - _EPOCH).total_seconds()) - int(offset)
+    return seconds * 10**9 + fraction, zone
+
+
+def _local(nanos: int, zone: str) -> Tuple[datetime.datetime, int]:
+    """(the wall time to the second in ``zone``, the fraction in nanoseconds)."""
+    seconds, fraction = divmod(nanos, 10**9)
+    utc = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    local = (utc + datetime.timedelta(seconds=seconds)).astimezone(_tzinfo(zone))
+    return local.replace(tzinfo=None), fraction
+
+
+def _from_local(wall: datetime.datetime, fraction: int, zone: str, prefer: int = 0) -> int:
+    """Epoch nanoseconds of the wall time ``wall`` in ``zone``: in a gap the wall time moves
+    on by the gap (java.time's rule), in an overlap the offset ``prefer`` (seconds) if it is
+    one of the two, else the earlier one."""
+    tz = _tzinfo(zone)
+    candidates = []
+    for fold in (0, 1):
+        offset = wall.replace(tzinfo=tz, fold=fold).utcoffset()
+        assert offset is not None
+        candidates.append(int(offset.total_seconds()))
+    seconds = int((wall - _EPOCH).total_seconds())
+    chosen = candidates[0]
+    if prefer in candidates:
+        chosen = prefer
+    return (seconds - chosen) * 10**9 + fraction
+
+
+def _wall_nanos(micros: int) -> Tuple[datetime.datetime, int]:
+    seconds, fraction = divmod(int(micros), 10**6)
+    return _EPOCH + datetime.timedelta(seconds=seconds), fraction * 1000
+
+
+# ---- UDFs ----------------------------------------------------------------------------------------
+@udf("tstz_at_zone", TSTZ)
+def tstz_at_zone(value: Any, zone: Optional[str], precision: int) -> Optional[Tuple[str, int]]:
+    """AT TIME ZONE / at_timezone of a timestamp with time zone: the same instant in ``zone``."""
+    if value is None or zone is None:
+        return None
+    nanos, _ = instant(value)
+    return tstz(nanos, _known_zone(zone), precision)
+
+
+@udf("ts_at_zone", TSTZ)
+def ts_at_zone(micros: Optional[int], zone: Optional[str], precision: int) -> Any:
+    """AT TIME ZONE of a timestamp (a wall time in the session's zone, UTC on Athena)."""
+    if micros is None or zone is None:
+        return None
+    return tstz(int(micros) * 1000, _known_zone(zone), precision)
+
+
+@udf("with_timezone", TSTZ)
+def with_timezone(micros: Optional[int], zone: Optional[str], precision: int) -> Any:
+    """with_timezone(timestamp, zone): the timestamp's wall time, in ``zone``."""
+    if micros is None or zone is None:
+        return None
+    known = _known_zone(zone)
+    wall, fraction = _wall_nanos(micros)
+    return tstz(_from_local(wall, fraction, known), known, precision)
+
+
+@udf("timezone_hour", "bigint")
+def timezone_hour(value: Any) -> Optional[int]:
+    if value is None:
+        return None
+    minutes = int(value[1]) // 60 if int(value[1]) >= 0 else -(-int(value[1]) // 60)
+    return int(minutes / 60)
+
+
+@udf("timezone_minute", "bigint")
+def timezone_minute(value: Any) -> Optional[int]:
+    if value is None:
+        return None
+    minutes = int(value[1]) // 60 if int(value[1]) >= 0 else -(-int(value[1]) // 60)
+    return minutes - int(minutes / 60) * 60
+
+
+@udf("tstz_zone", "string")
+def tstz_zone(value: Any) -> Optional[str]:
+    """timezone(timestamp with time zone): the zone id as Trino prints it."""
+    if value is None:
+        return None
+    return str(value[0]).rpartition(" ")[2]
+
+
+def _offset_text(offset: int, zulu: bool) -> str:
+    if offset == 0 and zulu:
+        return "Z"
+    sign = "-" if offset < 0 else "+"
+    minutes = abs(offset) // 60
+    return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+@udf("tstz_iso8601", "string")
+def tstz_iso8601(value: Any, precision: int) -> Optional[str]:
+    """to_iso8601 of a timestamp with time zone: ``2023-01-01T00:00:00.000Z``."""
+    if value is None:
+        return None
+    wall_text = str(value[0]).rpartition(" ")[0]
+    wall, fraction = _parse_wall(wall_text)
+    text = _wall_text(wall, fraction, precision).replace(" ", "T")
+    return text + _offset_text(int(value[1]), zulu=True)
+
+
+_ISO_DATE = re.compile(
+    r"^(?P<year>[+-]?\d{4,9})(?:-(?:W(?P<week>\d{2})(?:-(?P<wday>\d))?"
+    r"|(?P<yday>\d{3})|(?P<month>\d{2})(?:-(?P<day>\d{2}))?))?$"
+)
+_ISO_TIME = re.compile(
+    r"^(?P<hour>\d{2})(?::(?P<minute>\d{2})(?::(?P<second>\d{2})(?:[.,](?P<fraction>\d+))?)?)?"
+    r"(?P<zone>Z|[+-]\d{2}(?::?\d{2})?)?$"
+)
+
+
+def _iso_date(text: str) -> Optional[datetime.date]:
+    match = _ISO_DATE.match(text)
+    if not match:
+        return None
+    year = int(match.group("year"))
+    try:
+        if match.group("week"):
+            return datetime.date.fromisocalendar(
+                year, int(match.group("week")), int(match.group("wday") or 1)
+            )
+        if match.group("yday"):
+            day = int(match.group("yday"))
+            if not 1 <= day <= (366 if _leap(year) else 365):
+                return None
+            return datetime.date(year, 1, 1) + datetime.timedelta(days=day - 1)
+        return datetime.date(year, int(match.group("month") or 1), int(match.group("day") or 1))
+    except ValueError:
+        return None
+
+
+def _leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+def _invalid_format(text: str) -> Exception:
+    """Athena's failure for text that is no ISO 8601 date or time at all; text that starts
+    like one but that this parser does not read (Joda reads more forms) is not run."""
+    if re.match(r"^\s*([+-]?\d|T)", text):
+        return NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
+    return AthenaError(f'INVALID_FUNCTION_ARGUMENT: Invalid format: "{text}"')
+
+
+@udf("from_iso8601_date", "date")
+def from_iso8601_date(text: Optional[str]) -> Optional[datetime.date]:
+    """Trino's from_iso8601_date (Joda's ISO date element parser): ``2020``, ``2020-05``,
+    ``2020-05-11``, ``2020-W10``, ``2020-W10-2``, ``2020-123``."""
+    if text is None:
+        return None
+    found = _iso_date(text)
+    if found is None:
+        raise _invalid_format(text)
+    return found
+
+
+def _iso_timestamp(text: str, precision: int) -> Tuple[str, int]:
+    date_text, sep, time_text = text.partition("T")
+    day = _iso_date(date_text)
+    if day is None:
+        raise _invalid_format(text)
+    wall = datetime.datetime(day.year, day.month, day.day)
+    fraction, zone = 0, "UTC"
+    if sep:
+        match = _ISO_TIME.match(time_text)
+        if not match:
+            raise _invalid_format(text)
+        hour, minute = int(match.group("hour")), int(match.group("minute") or 0)
+        second = int(match.group("second") or 0)
+        if hour > 23 or minute > 59 or second > 59:
+            raise _invalid_format(text)
+        digits = match.group("fraction") or ""
+        if len(digits) > 9:
+            raise _invalid_format(text)
+        fraction = int((digits + "000000000")[:9])
+        if precision == 3:  # Joda keeps milliseconds, dropping the rest
+            fraction = fraction // 10**6 * 10**6
+        wall = wall.replace(hour=hour, minute=minute, second=second)
+        if match.group("zone"):
+            found = zone_id(match.group("zone"))
+            if found is None:
+                raise _invalid_format(text)
+            zone = found
+    return tstz(_from_local(wall, fraction, zone), zone, precision)
+
+
+@udf("from_iso8601_timestamp", TSTZ)
+def from_iso8601_timestamp(text: Optional[str]) -> Any:
+    """Trino's from_iso8601_timestamp: a zone in the text, else the session's (UTC)."""
+    return None if text is None else _iso_timestamp(text, 3)
+
+
+@udf("from_iso8601_timestamp_nanos", TSTZ)
+def from_iso8601_timestamp_nanos(text: Optional[str]) -> Any:
+    if text is None:
+        return None
+    if "T" not in text:  # java.time's ISO_DATE_TIME needs a time
+        raise AthenaError(
+            f"INVALID_FUNCTION_ARGUMENT: Text '{text}' could not be parsed at index {len(text)}"
+        )
+    if not re.match(
+        r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?$", text
+    ):
+        raise NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
+    return _iso_timestamp(text, 9)
+
+
+@udf("from_unixtime_nanos", TSTZ)
+def from_unixtime_nanos(value: Any) -> Any:
+    """from_unixtime_nanos(bigint or decimal): a decimal rounded half up to whole
+    nanoseconds; the instant in UTC, timestamp(9) with time zone."""
+    if value is None:
+        return None
+    if isinstance(value, decimal.Decimal):
+        value = int(value.quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
+    return tstz(int(value), "UTC", 9)
+
+
+_SECOND_UNITS = {"millisecond": 10**6, "second": 10**9, "minute": 60 * 10**9, "hour": 3600 * 10**9}
+_MONTH_UNITS = {"month": 1, "quarter": 3, "year": 12}
+
+
+def _add_months(wall: datetime.datetime, months: int) -> datetime.datetime:
+    total = wall.year * 12 + wall.month - 1 + months
+    year, month = divmod(total, 12)
+    month += 1
+    days = [31, 29 if _leap(year) else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+    if not 1 <= year <= 9999:
+        raise NotRun("a timestamp with time zone outside the years 1 to 9999")
+    return wall.replace(year=year, month=month, day=min(wall.day, days))
+
+
+@udf("tstz_date_add", TSTZ)
+def tstz_date_add(unit: str, amount: Optional[int], value: Any, precision: int) -> Any:
+    """date_add of a timestamp with time zone: units below a day move the instant, a day
+    and more the wall time in the value's zone (Joda's zoned fields)."""
+    if amount is None or value is None:
+        return None
+    nanos, zone = instant(value)
+    if unit in _SECOND_UNITS:
+        return tstz(nanos + int(amount) * _SECOND_UNITS[unit], zone, precision)
+    wall, fraction = _local(nanos, zone)
+    if unit in ("day", "week"):
+        wall = wall + datetime.timedelta(days=int(amount) * (7 if unit == "week" else 1))
+    else:
+        wall = _add_months(wall, int(amount) * _MONTH_UNITS[unit])
+    return tstz(_from_local(wall, fraction, zone, int(value[1])), zone, precision)
+
+
+def _month_difference(minuend: datetime.datetime, subtrahend: datetime.datetime) -> int:
+    """Joda's month-of-year difference of two wall times (whole months from subtrahend)."""
+    if minuend < subtrahend:
+        return -_month_difference(subtrahend, minuend)
+    months = (minuend.year - subtrahend.year) * 12 + minuend.month - subtrahend.month
+    last = _add_months(minuend.replace(day=1), 1) - datetime.timedelta(days=1)
+    if minuend.day == last.day and subtrahend.day > minuend.day:
+        subtrahend = subtrahend.replace(day=minuend.day)
+    minuend_rest = minuend - minuend.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    subtrahend_rest = subtrahend - subtrahend.replace(
+        day=1, hour=0, minute=0, second=0, microsecond=0
+    )
+    return months - 1 if minuend_rest < subtrahend_rest else months
+
+
+@udf("tstz_date_diff", "bigint")
+def tstz_date_diff(unit: str, first: Any, second: Any) -> Optional[int]:
+    """date_diff of two timestamps with time zone: whole units from ``first`` to
+    ``second``, a day and more counted on wall times in ``first``'s zone."""
+    if first is None or second is None:
+        return None
+    start, zone = instant(first)
+    end, _ = instant(second)
+    if unit in _SECOND_UNITS:
+        return int((end - start) / _SECOND_UNITS[unit])
+    (a, fa), (b, fb) = _local(start, zone), _local(end, zone)
+    wall_a = a + datetime.timedelta(microseconds=fa // 1000)
+    wall_b = b + datetime.timedelta(microseconds=fb // 1000)
+    if (fa % 1000 or fb % 1000) and unit not in ("day", "week"):
+        raise NotRun("date_diff of timestamps with time zone with nanoseconds")
+    if unit in ("day", "week"):
+        span = (b - a).days * 86400 * 10**9 + (b - a).seconds * 10**9 + fb - fa
+        return int(span / ((7 if unit == "week" else 1) * 86400 * 10**9))
+    months = _month_difference(wall_b, wall_a)
+    return int(months / _MONTH_UNITS[unit])
+
+
+@udf("human_readable_seconds", "string")
+def human_readable_seconds(seconds: Optional[float]) -> Optional[str]:
+    """Trino's human_readable_seconds: the absolute value rounded (Math.round) to whole
+    seconds, in weeks, days, hours, minutes and seconds, the ones that are not 0."""
+    if seconds is None:
+        return None
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        text = "NaN" if seconds != seconds else ("Infinity" if seconds > 0 else "-Infinity")
+        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Invalid argument found: {text}")
+    rest = math.floor(abs(seconds) + 0.5)
+    parts = []
+    for name, size in (("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60)):
+        count, rest = divmod(rest, size)
+        if count:
+            parts.append(f"{count} {name}{'s' if count != 1 else ''}")
+    if rest or not parts:
+        parts.append(f"{rest} second{'s' if rest != 1 else ''}")
+    return ", ".join(parts)
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\s*$")
+_DURATION_MILLIS = {
+    "ns": 1e-6,
+    "us": 1e-3,
+    "ms": 1.0,
+    "s": 1000.0,
+    "m": 60000.0,
+    "h": 3600000.0,
+    "d": 86400000.0,
+}
+
+
+@udf("parse_duration", "interval day to second")
+def parse_duration(text: Optional[str]) -> Optional[datetime.timedelta]:
+    """Trino's parse_duration (airlift's Duration): a number and a unit (ns, us, ms, s,
+    m, h, d), rounded to milliseconds."""
+    if text is None:
+        return None
+    match = _DURATION.match(text)
+    if not match:
+        raise AthenaError(
+            f"INVALID_FUNCTION_ARGUMENT: duration is not a valid data duration string: {text}"
+        )
+    unit = match.group(2)
+    if unit not in _DURATION_MILLIS:
+        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Unknown time unit: {unit}")
+    millis = int((float(match.group(1)) * _DURATION_MILLIS[unit] + 0.5) // 1)
+    return datetime.timedelta(milliseconds=millis)
+
+
+# ---- where these values may be used ------------------------------------------------------------
+_CONSUMERS = {
+    "at_timezone",
+    "format_datetime",
+    "timezone_hour",
+    "timezone_minute",
+    "timezone",
+    "to_iso8601",
+}
+
+
+def _typed(out: exp.Expression, name: str, kind: exp.DataType) -> exp.Expression:
+    out.type = kind
+    out.meta["athena_typeof"] = name
+    return out
+
+
+def tstz_type(precision: int) -> exp.DataType:
+    return exp.DataType(
+        this=T.TIMESTAMPTZ, expressions=[exp.DataTypeParam(this=exp.Literal.number(precision))]
+    )
+
+
+def _precision(kind: Optional[exp.DataType], default: int = 3) -> int:
+    if kind is not None and kind.expressions:
+        return int(kind.expressions[0].this.this)
+    return default
+
+
+def is_tstz(kind: Optional[exp.DataType]) -> bool:
+    return kind is not None and kind.this in (T.TIMESTAMPTZ, T.TIMESTAMPLTZ)
+
+
+def check_use(node: exp.Expression, what: str, time: bool = False) -> None:
+    """Refuse a zoned or time-of-day value used anywhere but where the emulator runs it."""
+    child, parent = node, node.parent
+    while isinstance(parent, (exp.Paren, exp.Try)):  # try(...) of it is the same value or NULL
+        child, parent = parent, parent.parent
+    consumers = (exp.AtTimeZone, exp.Typeof, exp.DateAdd, exp.DateDiff, exp.TimeToUnix)
+    if not time and isinstance(parent, consumers):
+        return
+    if isinstance(parent, exp.Typeof) or (not time and _cast_from_zoned_runs(parent)):
+        return
+    name = str(parent.name).lower() if isinstance(parent, exp.Anonymous) else ""
+    if name in _CONSUMERS and (not time or name == "timezone"):
+        return
+    if isinstance(parent, exp.Alias):
+        child, parent = parent, parent.parent
+    if (
+        isinstance(parent, exp.Select)
+        and parent.parent is None
+        and any(child is e for e in parent.expressions)
+        and not any(parent.args.get(k) for k in ("order", "distinct", "group"))
+    ):
+        return
+    where = parent.sql("athena") if parent is not None else ""
+    where = where if len(where) <= 80 else where[:80] + " ..."
+    raise Refused(f"a {what} used in {where} (only shown, or passed to the time zone functions)")
+
+
+#: Functions of a timestamp with time zone that read its wall time in its zone (Trino's
+#: year(), hour(), extract(), date_format(), ... of one): they get that wall time, a Spark
+#: timestamp.
+_WALL_READERS = (
+    exp.Year,
+    exp.Month,
+    exp.Day,
+    exp.Quarter,
+    exp.DayOfYear,
+    exp.DayOfWeekIso,
+    exp.DayOfMonth,
+    exp.WeekOfYear,
+    exp.Hour,
+    exp.Minute,
+)
+
+
+def _reads_wall_time(node: exp.Expression) -> bool:
+    child, parent = node, node.parent
+    while isinstance(parent, (exp.Paren, exp.Try)):
+        child, parent = parent, parent.parent
+    if isinstance(parent, _WALL_READERS):
+        return parent.this is child
+    if isinstance(parent, exp.Extract):
+        return parent.expression is child
+    if isinstance(parent, exp.TimeToStr):
+        return parent.this is child
+    return isinstance(parent, exp.Anonymous) and str(parent.name).lower() == "second"
+
+
+def _tstz_out(node: exp.Expression, out: exp.Expression, precision: int) -> exp.Expression:
+    if _reads_wall_time(node):
+        if precision > 6:
+            where = node.parent.sql("athena") if node.parent is not None else ""
+            raise Refused(f"{where} (of a timestamp of more than 6 digits)")
+        wall = udf_call("tstz_to_timestamp", out, exp.Literal.number(precision))
+        return _typed(
+            wall, f"timestamp({precision})", exp.DataType.build(f"timestamp({precision})")
+        )
+    check_use(node, "timestamp with time zone")
+    return _typed(out, f"timestamp({precision}) with time zone", tstz_type(precision))
+
+
+def _zone_literal(node: exp.Expression, zone: exp.Expression) -> str:
+    if not (isinstance(zone, exp.Literal) and zone.is_string):
+        raise Refused(f"{node.sql('athena')} (a time zone that is not a literal)")
+    found = zone_id(zone.this)
+    if found is None:
+        raise Refused(f"{node.sql('athena')} (the time zone '{zone.this}')")
+    return found
+
+
+def _micros(value: exp.Expression) -> exp.Expression:
+    return spark("unix_micros(CAST(_0 AS TIMESTAMP))", value)
+
+
+def _at_zone(node: exp.Expression, value: exp.Expression, zone: exp.Expression) -> exp.Expression:
+    zone_text = _zone_literal(node, zone)
+    kind = type_of(value)
+    literal = exp.Literal.string(zone_text)
+    if is_tstz(kind):
+        precision = _precision(kind)
+        out = udf_call("tstz_at_zone", value, literal, exp.Literal.number(precision))
+    elif is_timestamp(kind) and kind is not None and kind.expressions:
+        precision = _precision(kind)
+        if precision > 6:
+            raise Refused(f"{node.sql('athena')} (a timestamp of more than 6 digits)")
+        out = udf_call("ts_at_zone", _micros(value), literal, exp.Literal.number(precision))
+    else:
+        raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
+    return _tstz_out(node, out, precision)
+
+
+@rewrites(exp.AtTimeZone, "AT TIME ZONE")
+def at_time_zone(node: exp.Expression) -> exp.Expression:
+    return _at_zone(node, node.this, node.args["zone"])
+
+
+@rewrites("at_timezone", "at_timezone")
+def at_timezone(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused(node.sql("athena"))
+    return _at_zone(node, *node.expressions)
+
+
+@rewrites("with_timezone", "with_timezone")
+def with_timezone_(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused(node.sql("athena"))
+    value, zone = node.expressions
+    zone_text = _zone_literal(node, zone)
+    kind = type_of(value)
+    if not (is_timestamp(kind) and kind is not None and kind.expressions):
+        raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
+    precision = _precision(kind)
+    if precision > 6:
+        raise Refused(f"{node.sql('athena')} (a timestamp of more than 6 digits)")
+    out = udf_call(
+        "with_timezone",
+        _micros(value),
+        exp.Literal.string(zone_text),
+        exp.Literal.number(precision),
+    )
+    return _tstz_out(node, out, precision)
+
+
+def _one_tstz(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 1 or not is_tstz(type_of(node.expressions[0])):
+        raise Refused(
+            f"{node.sql('athena')}", "the emulator runs it on a timestamp with time zone only"
+        )
+    return node.expressions[0]
+
+
+@rewrites("timezone_hour", "timezone_hour")
+def timezone_hour_(node: exp.Expression) -> exp.Expression:
+    out = udf_call("timezone_hour", _one_tstz(node))
+    out.type = exp.DataType.build("bigint")
+    return out
+
+
+@rewrites("timezone_minute", "timezone_minute")
+def timezone_minute_(node: exp.Expression) -> exp.Expression:
+    out = udf_call("timezone_minute", _one_tstz(node))
+    out.type = exp.DataType.build("bigint")
+    return out
+
+
+@rewrites("timezone", "timezone")
+def timezone(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) == 1:
+        kind = type_of(node.expressions[0])
+        if kind is not None and kind.this == T.TIMETZ:
+            text = node.expressions[0].meta.get("athena_time_text", "")
+            match = re.search(r"([+-]\d{2}:\d{2})$", text)
+            if match and match.group(1)[1:] != "00:00":
+                text_out = exp.Literal.string(match.group(1))
+                text_out.type = exp.DataType.build("varchar")
+                return text_out
+    out = udf_call("tstz_zone", _one_tstz(node))
+    out.type = exp.DataType.build("varchar")
+    return out
+
+
+@rewrites("to_iso8601", "to_iso8601")
+def to_iso8601(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 1:
+        raise Refused(node.sql("athena"))
+    [value] = node.expressions
+    kind = type_of(value)
+    if is_tstz(kind):
+        out = udf_call("tstz_iso8601", value, exp.Literal.number(_precision(kind)))
+    elif is_date(kind):
+        out = spark("date_format(_0, 'yyyy-MM-dd')", value)
+    elif is_timestamp(kind) and kind is not None and kind.expressions and _precision(kind) <= 6:
+        digits = _precision(kind)
+        fraction = "." + "S" * digits if digits else ""
+        out = exp.Anonymous(
+            this="date_format",
+            expressions=[value, exp.Literal.string(f"yyyy-MM-dd'T'HH:mm:ss{fraction}")],
+        )
+    else:
+        raise Refused(f"{node.sql('athena')} (of a value other than a date or a zoned timestamp)")
+    out.type = exp.DataType.build("varchar")
+    return out
+
+
+@rewrites(exp.FromISO8601Timestamp, "from_iso8601_timestamp")
+def from_iso8601_timestamp_(node: exp.Expression) -> exp.Expression:
+    return _tstz_out(node, udf_call("from_iso8601_timestamp", node.this), 3)
+
+
+@rewrites(exp.FromISO8601TimestampNanos, "from_iso8601_timestamp_nanos")
+def from_iso8601_timestamp_nanos_(node: exp.Expression) -> exp.Expression:
+    return _tstz_out(node, udf_call("from_iso8601_timestamp_nanos", node.this), 9)
+
+
+@rewrites(exp.FromISO8601Date, "from_iso8601_date")
+def from_iso8601_date_(node: exp.Expression) -> exp.Expression:
+    out = udf_call("from_iso8601_date", node.this)
+    out.type = exp.DataType.build("date")
+    return out
+
+
+@rewrites("from_unixtime_nanos", "from_unixtime_nanos")
+def from_unixtime_nanos_(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 1:
+        raise Refused(node.sql("athena"))
+    [value] = node.expressions
+    kind = type_of(value)
+    if kind is None or kind.this not in (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.DECIMAL):
+        raise Refused(f"{node.sql('athena')} (of a value other than an integer or a decimal)")
+    return _tstz_out(node, udf_call("from_unixtime_nanos", value), 9)
+
+
+@rewrites("human_readable_seconds", "human_readable_seconds")
+def human_readable_seconds_(node: exp.Expression) -> exp.Expression:
+    out = udf_call("human_readable_seconds", spark("CAST(_0 AS DOUBLE)", *node.expressions))
+    out.type = exp.DataType.build("varchar")
+    return out
+
+
+@rewrites("parse_duration", "parse_duration")
+def parse_duration_(node: exp.Expression) -> exp.Expression:
+    out = udf_call("parse_duration", *node.expressions)
+    return _typed(out, "interval day to second", exp.DataType.build("interval"))
+
+
+def tstz_date_add_form(node: exp.Expression, unit: str) -> exp.Expression:
+    """date_add(unit, n, a timestamp with time zone) (functions.date_add's zoned case)."""
+    kind = type_of(node.this)
+    precision = _precision(kind)
+    out = udf_call(
+        "tstz_date_add",
+        exp.Literal.string(unit),
+        spark("CAST(_0 AS BIGINT)", node.expression),
+        node.this,
+        exp.Literal.number(precision),
+    )
+    return _tstz_out(node, out, precision)
+
+
+def tstz_date_diff_form(node: exp.Expression, unit: str) -> exp.Expression:
+    """date_diff(unit, a, b) of timestamps with time zone (functions.date_diff's case)."""
+    if not (is_tstz(type_of(node.this)) and is_tstz(type_of(node.expression))):
+        raise Refused(f"{node.sql('athena')} (of a zoned and an unzoned timestamp)")
+    out = udf_call("tstz_date_diff", exp.Literal.string(unit), node.expression, node.this)
+    out.type = exp.DataType.build("bigint")
+    return out
+
+
+# ---- literals and casts --------------------------------------------------------------------------
+_TS_LITERAL = re.compile(
+    r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,12}))?)?)?"
+    r"\s*(?P<zone>[A-Za-z][A-Za-z0-9_/+\-:]*|[+-]\d{1,2}(?::?\d{2})?)?\s*$"
+)
+_TIME_LITERAL = re.compile(
+    r"^\s*(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,12}))?)?"
+    r"\s*(?P<zone>[+-]\d{1,2}(?::?\d{2})?|[A-Za-z][A-Za-z0-9_/+\-:]*)?\s*$"
+)
+
+
+def tstz_literal(text: str, precision: int) -> Tuple[str, int]:
+    """The struct of a timestamp with time zone literal (a wall time and a zone; none:
+    the session's, UTC); ValueError where Trino's literal is invalid."""
+    match = _TS_LITERAL.match(text)
+    if not match:
+        raise ValueError(text)
+    year, month, day = (int(match.group(i)) for i in (1, 2, 3))
+    hour, minute, second = (int(match.group(i) or 0) for i in (4, 5, 6))
+    digits = match.group(7) or ""
+    if len(digits) > 9:
+        raise ValueError(text)
+    wall = datetime.datetime(year, month, day, hour, minute, second)
+    zone = zone_id(match.group("zone")) if match.group("zone") else "UTC"
+    if zone is None:
+        raise ValueError(text)
+    fraction = int((digits + "000000000")[:9])
+    return tstz(_from_local(wall, fraction, zone), zone, precision)
+
+
+def typed_cast(node: exp.Expression, safe: bool) -> exp.Expression:
+    """CAST to timestamp with time zone, time or time with time zone (functions._cast's
+    case): a literal string only (``TIMESTAMP '... UTC'``, ``TIME '01:00'``)."""
+    value, target = node.this, node.args["to"]
+    if not (isinstance(value, exp.Literal) and value.is_string):
+        raise Refused(f"{node.sql('athena')} (a cast of a value that is not a literal)")
+    precision = _precision(target, 3 if target.this == T.TIMESTAMPTZ else 0)
+    if target.this == T.TIMESTAMP:
+        return _nanos_timestamp(node, value.this, precision)
+    if target.this == T.TIMESTAMPTZ:
+        if precision > 9:
+            raise Refused(f"the type {target.sql('athena')} (12 digits)")
+        try:
+            text, offset = tstz_literal(value.this, precision)
+        except (ValueError, OverflowError):
+            raise Refused(
+                f"{node.sql('athena')} (a timestamp literal the emulator cannot read)"
+            ) from None
+        out = spark(
+            f"named_struct('athena_tstz', _0, 'athena_offset', {offset})", exp.Literal.string(text)
+        )
+        return _tstz_out(node, out, precision)
+    return _time_literal(node, value.this, target, precision)
+
+
+def _time_literal(
+    node: exp.Expression, text: str, target: exp.DataType, precision: int
+) -> exp.Expression:
+    match = _TIME_LITERAL.match(text)
+    zoned = target.this == T.TIMETZ
+    if not match or len(match.group(4) or "") > 9:
+        raise Refused(f"{node.sql('athena')} (a time literal the emulator cannot read)")
+    zone_text = match.group("zone")
+    if zone_text and not zoned:
+        raise Refused(f"{node.sql('athena')} (a time literal the emulator cannot read)")
+    hour, minute, second = int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
+    if hour > 23 or minute > 59 or second > 59:
+        raise Refused(f"{node.sql('athena')} (a time literal the emulator cannot read)")
+    fraction = int(((match.group(4) or "") + "000000000")[:9])
+    nanos = round_nanos(((hour * 60 + minute) * 60 + second) * 10**9 + fraction, precision)
+    zone_suffix = ""
+    if zoned:
+        offset = _OFFSET.match(zone_text or "")
+        if not offset and zone_text and zone_id(zone_text) not in (None, "UTC"):
+            # Athena engine 3: a political time zone with TIME is not supported
+            raise Fails(f"INVALID_LITERAL: '{text}' is not a valid TIME literal")
+        if not offset:
+            raise Refused(f"{node.sql('athena')} (a time literal the emulator cannot read)")
+        minutes = int(offset.group(3) or 0)
+        zone_suffix = f"{offset.group(1)}{int(offset.group(2)):02d}:{minutes:02d}"
+    name = f"time({precision}) with time zone" if zoned else f"time({precision})"
+    kind = exp.DataType(
+        this=target.this, expressions=[exp.DataTypeParam(this=exp.Literal.number(precision))]
+    )
+    child, parent = node, node.parent
+    while isinstance(parent, exp.Paren):
+        child, parent = parent, parent.parent
+    if isinstance(parent, (exp.Add, exp.Sub)) and not zoned and parent.this is child:
+        nanos = _time_arithmetic(parent, nanos, name)
+        result = _time_value(nanos, precision, zone_suffix, zoned)
+        result.type = kind
+        result.meta["athena_typeof"] = name
+        check_use(parent, "time", time=True)
+        parent.replace(result)
+        return node
+    check_use(node, "time", time=True)
+    out = _time_value(nanos, precision, zone_suffix, zoned)
+    out.meta["athena_time_text"] = _time_text(nanos, precision) + zone_suffix
+    return _typed(out, name, kind)
+
+
+def _time_text(nanos: int, precision: int) -> str:
+    nanos %= 86400 * 10**9
+    seconds, fraction = divmod(nanos, 10**9)
+    text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return f"{text}.{fraction:09d}"[: len(text) + 1 + _digits(precision)]
+
+
+def _time_value(nanos: int, precision: int, zone_suffix: str, zoned: bool) -> exp.Expression:
+    field = TIMETZ_FIELD if zoned else TIME_FIELD
+    return spark(
+        f"named_struct('{field}', _0)",
+        exp.Literal.string(_time_text(nanos, precision) + zone_suffix),
+    )
+
+
+_TIME_UNITS = {"HOUR": 3600 * 10**9, "MINUTE": 60 * 10**9, "SECOND": 10**9}
+
+
+def _time_arithmetic(parent: exp.Expression, nanos: int, name: str) -> int:
+    """``TIME '01:00' + INTERVAL '3' HOUR``: the time, wrapped around midnight."""
+    interval = parent.expression
+    while isinstance(interval, exp.Paren):
+        interval = interval.this
+    unit = interval.args.get("unit") if isinstance(interval, exp.Interval) else None
+    unit_name = unit.name.upper() if unit is not None else ""
+    if unit_name in ("YEAR", "MONTH"):
+        op = "+" if isinstance(parent, exp.Add) else "-"
+        raise Fails(f"TYPE_MISMATCH: Cannot apply operator: {name} {op} interval year to month")
+    amount = interval.this if isinstance(interval, exp.Interval) else None
+    if (
+        unit_name not in _TIME_UNITS
+        or not isinstance(amount, exp.Literal)
+        or not re.fullmatch(r"-?\d+", str(amount.this).strip())
+    ):
+        raise Refused(
+            f"{parent.sql('athena')} (time arithmetic other than with an interval literal)"
+        )
+    delta = int(str(amount.this).strip()) * _TIME_UNITS[unit_name]
+    return nanos + delta if isinstance(parent, exp.Add) else nanos - delta
+
+
+# ---- the session's clock and zone ----------------------------------------------------------------
+def _local_timestamp(node: exp.Expression, precision: int) -> exp.Expression:
+    forms = {3: "timestamp_millis(unix_millis(current_timestamp()))", 6: "current_timestamp()"}
+    if precision not in forms:
+        raise Refused(f"{node.sql('athena')} (precision 3 or 6 only)")
+    out = spark(forms[precision])
+    return _typed(out, f"timestamp({precision})", exp.DataType.build(f"timestamp({precision})"))
+
+
+@rewrites(exp.Localtimestamp, "localtimestamp")
+def localtimestamp(node: exp.Expression) -> exp.Expression:
+    """The session's wall time (UTC on Athena), timestamp(3)."""
+    precision = node.this
+    return _local_timestamp(node, int(precision.this) if isinstance(precision, exp.Literal) else 3)
+
+
+@rewrites("localtimestamp", "localtimestamp(p)")
+def localtimestamp_p(node: exp.Expression) -> exp.Expression:
+    [precision] = node.expressions
+    if not (isinstance(precision, exp.Literal) and not precision.is_string):
+        raise Refused(node.sql("athena"))
+    return _local_timestamp(node, int(precision.this))
+
+
+@rewrites(exp.CurrentTimezone, "current_timezone")
+def current_timezone(node: exp.Expression) -> exp.Expression:
+    """Athena's session time zone is UTC."""
+    return _typed(spark("CAST('UTC' AS STRING)"), "varchar", exp.DataType.build("varchar"))
+
+
+def _nanos_timestamp(node: exp.Expression, text: str, precision: int) -> exp.Expression:
+    """A TIMESTAMP(7..9) literal, more digits than Spark keeps: run only as an argument of
+    date_diff (with another such literal), as the same wall time in UTC with a zone."""
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        parent = parent.parent
+    if precision > 9 or not isinstance(parent, exp.DateDiff) or "UTC" in text.upper():
+        raise Refused(
+            f"the type TIMESTAMP({precision}) (precision 6 at most: Spark keeps microseconds)"
+        )
+    try:
+        value, offset = tstz_literal(text, precision)
+    except (ValueError, OverflowError):
+        raise Refused(
+            f"{node.sql('athena')} (a timestamp literal the emulator cannot read)"
+        ) from None
+    if not re.match(r"^\s*[\d-]+( [\d:.]+)?\s*$", text):  # no zone in a timestamp literal
+        raise Refused(f"{node.sql('athena')} (a timestamp literal the emulator cannot read)")
+    out = spark(
+        f"named_struct('athena_tstz', _0, 'athena_offset', {offset})", exp.Literal.string(value)
+    )
+    return _typed(out, f"timestamp({precision})", tstz_type(precision))
+
+
+TIME_FORMS.update(cast=typed_cast, date_add=tstz_date_add_form, date_diff=tstz_date_diff_form)
+
+
+# ---- format_datetime (Joda's patterns) -----------------------------------------------------------
+_JODA = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|[^A-Za-z']+")
+_JODA_LETTERS = set("yMdHhmsSaEDk")
+_MONTHS = [
+    "January", "February", "March", "April", "May", "June", "July",
+    "August", "September", "October", "November", "December",
+]  # fmt: skip
+_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+def joda_tokens(pattern: str) -> Optional[list]:
+    """The pattern's tokens (None: a letter the emulator does not print, e.g. a zone)."""
+    tokens = []
+    position = 0
+    for match in _JODA.finditer(pattern):
+        if match.start() != position:
+            return None
+        position = match.end()
+        token = match.group(0)
+        if token[0].isalpha() and token[0] not in _JODA_LETTERS:
+            return None
+        tokens.append(token)
+    return tokens if position == len(pattern) else None
+
+
+def _joda_field(token: str, wall: datetime.datetime, fraction: int) -> str:
+    letter, width = token[0], len(token)
+    if letter == "y":
+        return f"{wall.year % 100:02d}" if width == 2 else str(wall.year).zfill(width)
+    if letter == "M":
+        if width >= 4:
+            return _MONTHS[wall.month - 1]
+        return _MONTHS[wall.month - 1][:3] if width == 3 else str(wall.month).zfill(width)
+    if letter == "E":
+        name = _DAYS[wall.weekday()]
+        return name if width >= 4 else name[:3]
+    if letter == "a":
+        return "AM" if wall.hour < 12 else "PM"
+    if letter == "S":
+        return f"{fraction:09d}"[:width] if width <= 9 else f"{fraction:09d}".ljust(width, "0")
+    numbers = {
+        "d": wall.day,
+        "H": wall.hour,
+        "k": wall.hour or 24,
+        "h": wall.hour % 12 or 12,
+        "m": wall.minute,
+        "s": wall.second,
+        "D": wall.timetuple().tm_yday,
+    }
+    return str(numbers[letter]).zfill(width)
+
+
+def format_joda(wall: datetime.datetime, fraction: int, pattern: str) -> str:
+    tokens = joda_tokens(pattern)
+    if tokens is None:
+        raise NotRun(f"format_datetime with the pattern '{pattern}'")
+    out = []
+    for token in tokens:
+        if token.startswith("'"):
+            out.append(token[1:-1].replace("''", "'") if token != "''" else "'")
+        elif token[0].isalpha():
+            out.append(_joda_field(token, wall, fraction))
+        else:
+            out.append(token)
+    return "".join(out)
+
+
+@udf("format_datetime_ts", "string")
+def format_datetime_ts(micros: Optional[int], pattern: Optional[str]) -> Optional[str]:
+    """format_datetime of a timestamp (its wall time, UTC)."""
+    if micros is None or pattern is None:
+        return None
+    millis = (int(micros) + 500) // 1000  # Trino formats milliseconds, rounded half up
+    wall, fraction = _wall_nanos(millis * 1000)
+    return format_joda(wall, fraction, pattern)
+
+
+@udf("format_datetime_tstz", "string")
+def format_datetime_tstz(value: Any, pattern: Optional[str]) -> Optional[str]:
+    """format_datetime of a timestamp with time zone (its wall time in its zone)."""
+    if value is None or pattern is None:
+        return None
+    wall, fraction = _parse_wall(str(value[0]).rpartition(" ")[0])
+    return format_joda(wall, fraction, pattern)
+
+
+@rewrites("format_datetime", "format_datetime")
+def format_datetime(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused(node.sql("athena"))
+    value, pattern = node.expressions
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        raise Refused(f"{node.sql('athena')} (a pattern that is not a literal)")
+    if joda_tokens(pattern.this) is None:
+        raise Refused(f"{node.sql('athena')} (the pattern '{pattern.this}')")
+    kind = type_of(value)
+    if is_tstz(kind) and _precision(kind) <= 3:
+        out = udf_call("format_datetime_tstz", value, pattern)
+    elif is_timestamp(kind):
+        out = udf_call("format_datetime_ts", _micros(value), pattern)
+    else:
+        raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
+    out.type = exp.DataType.build("varchar")
+    return out
+
+
+# ---- format() of dates (Java's %t conversions) ---------------------------------------------------
+_JAVA_FORMAT = re.compile(r"%(?:(\d+)\$)?([tT])([AaBbhedYymjFD])|%%|%n|[^%]+")
+
+
+def _java_date_tokens(pattern: str) -> Optional[list]:
+    position, tokens = 0, []
+    for match in _JAVA_FORMAT.finditer(pattern):
+        if match.start() != position:
+            return None
+        position = match.end()
+        tokens.append(match)
+    return tokens if position == len(pattern) else None
+
+
+def _java_date_field(day: datetime.date, conversion: str) -> str:
+    fields = {
+        "A": _DAYS[day.weekday()],
+        "a": _DAYS[day.weekday()][:3],
+        "B": _MONTHS[day.month - 1],
+        "b": _MONTHS[day.month - 1][:3],
+        "h": _MONTHS[day.month - 1][:3],
+        "e": str(day.day),
+        "d": f"{day.day:02d}",
+        "Y": f"{day.year:04d}",
+        "y": f"{day.year % 100:02d}",
+        "m": f"{day.month:02d}",
+        "j": f"{day.timetuple().tm_yday:03d}",
+        "F": f"{day.year:04d}-{day.month:02d}-{day.day:02d}",
+        "D": f"{day.month:02d}/{day.day:02d}/{day.year % 100:02d}",
+    }
+    return fields[conversion]
+
+
+@udf("format_dates", "string")
+def format_dates(pattern: Optional[str], *days: Optional[datetime.date]) -> Optional[str]:
+    """Trino's format() (Java's Formatter) of dates with %t conversions, English names."""
+    if pattern is None:
+        return None
+    tokens = _java_date_tokens(pattern)
+    if tokens is None:
+        raise NotRun(f"format('{pattern}', ...) of dates")
+    out, ordinary = [], 0
+    for token in tokens:
+        text = token.group(0)
+        if text == "%%":
+            out.append("%")
+        elif text == "%n":
+            out.append("\n")
+        elif not text.startswith("%"):
+            out.append(text)
+        else:
+            if token.group(1):
+                index = int(token.group(1)) - 1
+            else:
+                index, ordinary = ordinary, ordinary + 1
+            if not 0 <= index < len(days):
+                raise AthenaError(
+                    f"INVALID_FUNCTION_ARGUMENT: Format specifier '{text}' has no argument"
+                )
+            day = days[index]
+            field = "null" if day is None else _java_date_field(day, token.group(3))
+            out.append(field.upper() if token.group(2) == "T" else field)
+    return "".join(out)
+
+
+def format_dates_form(node: exp.Expression) -> exp.Expression:
+    """format(pattern, date, ...) (functions.format_'s case): %t conversions of dates only."""
+    pattern = node.this
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        raise Refused(f"{node.sql('athena')} (a pattern that is not a literal)")
+    if _java_date_tokens(pattern.this) is None or not all(
+        is_date(type_of(a)) for a in node.expressions
+    ):
+        raise Refused(f"{node.sql('athena')} (format of dates with conversions other than %t)")
+    out = udf_call("format_dates", pattern, *node.expressions)
+    out.type = exp.DataType.build("varchar")
+    return out
+
+
+TIME_FORMS["format"] = format_dates_form
+
+
+# ---- casts of a timestamp with time zone --------------------------------------------------------
+def _cast_from_zoned_runs(parent: Any) -> bool:
+    """CAST(a timestamp with time zone AS timestamp / date / varchar): run (cast_from_zoned)."""
+    if not isinstance(parent, exp.Cast):
+        return False
+    target = parent.args["to"]
+    if target.this == T.VARCHAR:
+        return not target.expressions
+    return target.this == T.DATE or (target.this == T.TIMESTAMP and _precision(target) <= 6)
+
+
+@udf("tstz_to_timestamp", "timestamp")
+def tstz_to_timestamp(value: Any, precision: int) -> Optional[datetime.datetime]:
+    """CAST(timestamp with time zone AS timestamp(p)): its wall time in its zone, rounded
+    half up to p digits."""
+    if value is None:
+        return None
+    wall, fraction = _parse_wall(str(value[0]).rpartition(" ")[0])
+    nanos = round_nanos(fraction, int(precision))
+    return wall + datetime.timedelta(microseconds=nanos // 1000)
+
+
+@udf("tstz_to_date", "date")
+def tstz_to_date(value: Any) -> Optional[datetime.date]:
+    """CAST(timestamp with time zone AS date): the date of its wall time in its zone."""
+    if value is None:
+        return None
+    return _parse_wall(str(value[0]).rpartition(" ")[0])[0].date()
+
+
+@udf("tstz_text", "string")
+def tstz_text(value: Any) -> Optional[str]:
+    """CAST(timestamp with time zone AS varchar) of precision 3 or more: its printed text."""
+    return None if value is None else str(value[0])
+
+
+def cast_from_zoned(node: exp.Expression, safe: bool) -> exp.Expression:
+    """CAST of a timestamp with time zone (functions._cast's case)."""
+    value, target = node.this, node.args["to"]
+    precision = _precision(type_of(value))
+    if target.this == T.TIMESTAMP:
+        digits = _precision(target)
+        if precision > 6 and digits > 6:
+            raise Refused(f"{node.sql('athena')} (a timestamp of more than 6 digits)")
+        out = udf_call("tstz_to_timestamp", value, exp.Literal.number(digits))
+        return _typed(out, f"timestamp({digits})", exp.DataType.build(f"timestamp({digits})"))
+    if target.this == T.DATE:
+        out = udf_call("tstz_to_date", value)
+        out.type = exp.DataType.build("date")
+        return out
+    if target.this == T.VARCHAR and precision >= 3:  # Trino writes p digits
+        out = udf_call("tstz_text", value)
+        return _typed(out, "varchar", exp.DataType.build("varchar"))
+    raise Refused(f"{node.sql('athena')} (a cast of a timestamp with time zone)")
+
+
+TIME_FORMS["cast_from_zoned"] = cast_from_zoned
+
+
+@udf("tstz_unixtime", "double")
+def tstz_unixtime(value: Any) -> Optional[float]:
+    """to_unixtime of a timestamp with time zone of precision 3 at most: epoch milliseconds
+    / 1000 (a double), as Trino computes it."""
+    if value is None:
+        return None
+    return (instant(value)[0] // 10**6) / 1000.0
+
+
+def to_unixtime_form(node: exp.Expression) -> exp.Expression:
+    if _precision(type_of(node.this)) > 3:
+        raise Refused(f"{node.sql('athena')} (of a timestamp with time zone of more than 3 digits)")
+    out = udf_call("tstz_unixtime", node.this)
+    out.type = exp.DataType.build("double")
+    return out
+
+
+TIME_FORMS["to_unixtime"] = to_unixtime_form
