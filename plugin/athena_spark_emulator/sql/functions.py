@@ -368,6 +368,7 @@ CASTABLE = {
     T.ARRAY,
     T.MAP,
     T.STRUCT,
+    T.JSON,  # json_functions.cast
 }
 
 
@@ -492,6 +493,10 @@ def _cast(node: Any, safe: bool) -> exp.Expression:
     target = node.to
     value = node.this
     source = type_of(value)
+    if target.this == T.JSON or (source is not None and source.this == T.JSON):
+        from athena_spark_emulator.sql import json_functions
+
+        return json_functions.cast(node, safe)
     if target.this == T.DECIMAL and not target.expressions:
         target = _bare_decimal(value)
     if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
@@ -1295,6 +1300,7 @@ def typeof(node: exp.Expression) -> exp.Expression:
         T.FLOAT: "real",
         T.BOOLEAN: "boolean",
         T.DATE: "date",
+        T.JSON: "json",
     }
     if kind.this not in names:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")

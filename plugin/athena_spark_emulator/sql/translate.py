@@ -110,6 +110,9 @@ _NEEDS_TYPES = (
     exp.Extract,
     exp.GroupConcat,
     exp.Sign,
+    exp.JSONArrayContains,
+    exp.JSONObject,
+    exp.JSONFormat,
 )
 
 
