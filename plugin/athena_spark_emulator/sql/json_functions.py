@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, List, Optional, Tuple
 
 from sqlglot import exp
@@ -45,7 +45,7 @@ class Num:
     """A JSON number as written (``kind`` int or float): Trino keeps an integer's text and
     reads anything else as a double."""
 
-    __slots__ = ("text", "is_float")
+    __slots__ = ("is_float", "text")
 
     def __init__(self, text: str, is_float: bool) -> None:
         self.text = text
@@ -569,6 +569,10 @@ def _to_json_call(value: exp.Expression, what: str) -> exp.Expression:
     return _typed(udf_call("to_json", value, exp.Literal.string(json.dumps(kind))))
 
 
+_MEMBER_TYPES = {T.BOOLEAN, T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.DOUBLE, T.VARCHAR, T.CHAR}
+_MEMBER_TYPES |= {T.TEXT, T.DATE}
+
+
 def _json_member(node: exp.Expression, what: str) -> exp.Expression:
     """A json_array/json_object member as JSON text: booleans, numbers and strings as JSON
     literals, a json_query result as the JSON it holds (FORMAT JSON implied), a date as
@@ -580,9 +584,7 @@ def _json_member(node: exp.Expression, what: str) -> exp.Expression:
     kind = _json_type(node)
     if isinstance(node, exp.Literal) and node.is_string:
         kind = exp.DataType.build("varchar")
-    allowed = (T.BOOLEAN, T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.DOUBLE, T.VARCHAR, T.CHAR)
-    allowed += (T.TEXT, T.DATE)
-    if kind is None or kind.this not in allowed:
+    if kind is None or kind.this not in _MEMBER_TYPES:
         shown = kind.sql("athena") if kind is not None else "a value of unknown type"
         raise Refused(f"{what} (a member of type {shown})")
     return _to_json_call(node, what)
@@ -600,7 +602,11 @@ def json_member(text: Optional[str]) -> Optional[str]:
 
 
 @rewrites("json_array", "json_array")
-def json_array_(node: exp.Expression, null_on_null: bool = False) -> exp.Expression:
+def json_array_(node: exp.Expression) -> exp.Expression:
+    return _json_array(node, null_on_null=False)
+
+
+def _json_array(node: exp.Expression, null_on_null: bool) -> exp.Expression:
     what = f"{node.sql('athena')}"
     members = [_json_member(a, what) for a in node.expressions]
     if null_on_null:
@@ -704,7 +710,7 @@ def _sql_string(text: str) -> str:
 
 @rewrites(_NULL_ON_NULL, "json_array ... NULL ON NULL")
 def json_array_null_on_null(node: exp.Expression) -> exp.Expression:
-    return json_array_(node, null_on_null=True)
+    return _json_array(node, null_on_null=True)
 
 
 for _code, _encoding in _ENCODINGS.items():
@@ -779,7 +785,7 @@ class CastError(Exception):
 def _round_half_away(value: float) -> int:
     if math.isnan(value) or math.isinf(value):
         raise CastError("not a finite number")
-    return int(math.floor(abs(value) + 0.5)) * (1 if value >= 0 else -1)
+    return int(Decimal(value).to_integral_value(ROUND_HALF_UP))
 
 
 def from_json(value: Any, kind: Any) -> Any:
@@ -1538,4 +1544,4 @@ for _cls, _name in (
     same(_cls, _name)
 
 
-__all__ = ["cast", "canonical", "dump", "is_json", "java_double", "parse"]
+__all__ = ["canonical", "cast", "dump", "is_json", "java_double", "parse"]
