@@ -489,14 +489,16 @@ def _timestamp_target(
     return rounded if rounded is not None else exp.DataType.build("timestamp")
 
 
+# CAST to and from JSON: json_functions.cast, registered here when it is imported
+JSON_CAST: list = []
+
+
 def _cast(node: Any, safe: bool) -> exp.Expression:
     target = node.to
     value = node.this
     source = type_of(value)
-    if target.this == T.JSON or (source is not None and source.this == T.JSON):
-        from athena_spark_emulator.sql import json_functions
-
-        return json_functions.cast(node, safe)
+    if (target.this == T.JSON or (source is not None and source.this == T.JSON)) and JSON_CAST:
+        return JSON_CAST[0](node, safe)
     if target.this == T.DECIMAL and not target.expressions:
         target = _bare_decimal(value)
     if target.this in (T.VARCHAR, T.CHAR, T.TEXT):

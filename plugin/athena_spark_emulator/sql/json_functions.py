@@ -32,7 +32,7 @@ from typing import Any, List, Optional, Tuple
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions import Refused, rewrites, same
+from athena_spark_emulator.sql.functions import JSON_CAST, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import spark, type_of
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
@@ -361,7 +361,7 @@ def _path_text(node: exp.Expression, path: Optional[exp.Expression]) -> exp.Expr
         supported = (exp.JSONPathRoot, exp.JSONPathKey, exp.JSONPathSubscript)
         for part in path.expressions:
             if not isinstance(part, supported) or isinstance(part.this, exp.Expression):
-                raise Refused(f"{node.sql('athena')} (a JSON path with wildcards or filters)")
+                raise Refused(_UNSUPPORTED_PATH)
         return exp.Literal.string(path.sql("athena")[1:-1].replace("''", "'"))
     if path is None:
         raise Refused(node.sql("athena"))
@@ -959,6 +959,9 @@ def cast(node: exp.Expression, safe: bool) -> exp.Expression:
     return _typed(out, target)
 
 
+JSON_CAST.append(cast)
+
+
 # ---- SQL/JSON paths (json_query, json_value, json_exists) -------------------------------------
 class PathError(Exception):
     """A structural error of a strict path (or a lax one that has no answer)."""
@@ -1530,6 +1533,28 @@ def json_exists_(node: exp.Expression) -> exp.Expression:
     sql_json_path(path.this)
     return _typed(udf_call("json_exists", text, path), exp.DataType.build("boolean"))
 
+
+_UNSUPPORTED_PATH = (
+    "a JSON path of json_extract/json_extract_scalar with wildcards, filters, slices or "
+    "unions (the emulator reads keys and array indexes only)"
+)
+
+
+def _path_part_check(node: exp.Expression) -> Optional[str]:
+    return _UNSUPPORTED_PATH  # sqlglot cannot print these parts back as Athena SQL
+
+
+_part: Any
+for _part in (
+    exp.JSONPathFilter,
+    exp.JSONPathRecursive,
+    exp.JSONPathScript,
+    exp.JSONPathSlice,
+    exp.JSONPathSelector,
+    exp.JSONPathUnion,
+    exp.JSONPathWildcard,
+):
+    same(_part, "json path", _path_part_check)
 
 # the parts of these constructs, checked by their entries above
 for _cls, _name in (

@@ -190,9 +190,15 @@ class Engine:
         views: Dict[int, str] = {}
         for table in syntax.tables_read(query):
             views[id(table)] = self.temp_view(table, statement)
-        frame = self.spark.sql(translate.to_spark(query, views, self._schemas))
+        spark_sql = translate.to_spark(query, views, self._schemas)
+        frame = self.spark.sql(spark_sql)
         names = translate.athena_names(frame.columns)
-        return frame if names == frame.columns else frame.toDF(*names)
+        frame = frame if names == frame.columns else frame.toDF(*names)
+        json_columns = getattr(spark_sql, "json_columns", ())
+        if json_columns and len(set(names)) == len(names):  # Athena's type json, kept
+            for i in sorted(json_columns):
+                frame = frame.withMetadata(names[i], {"athena_type": "json"})
+        return frame
 
     def temp_view(self, table: exp.Table, statement: Statement) -> str:
         ref = self.table_ref(table, statement, "glue:GetTable")
@@ -302,7 +308,10 @@ def glue_columns(schema: Any, skip: Sequence[str] = ()) -> List[Tuple[str, str]]
 
 def result_of(frame: Any) -> Outcome:
     rows = frame.collect()
-    columns = [(f.name.lower(), results.athena_type(f.dataType)) for f in frame.schema.fields]
+    columns = [
+        (f.name.lower(), f.metadata.get("athena_type") or results.athena_type(f.dataType))
+        for f in frame.schema.fields
+    ]
     kinds = [type(f.dataType).__name__ for f in frame.schema.fields]
     return Outcome(
         "DML",
