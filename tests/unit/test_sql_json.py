@@ -146,6 +146,10 @@ def test_json_exists():
         False,
     ]
     assert jf.json_exists(CUSTOMERS[0], "strict $.nope") is False
+    strict = [jf.json_exists(c, "strict $.children[2]?(@ > 10)", "unknown") for c in CUSTOMERS]
+    assert strict == [True, None, None]
+    with pytest.raises(AthenaError):
+        jf.json_exists(CUSTOMERS[1], "strict $.children[2]", "error")
 
 
 def test_json_query():
@@ -159,6 +163,7 @@ def test_json_query():
         query(c, "strict $.children[*]?(@ > 12)", "with", empty="empty_array") for c in CUSTOMERS
     ]
     assert children == ["[13,16]", "[]", "[]"]
+    assert query(CUSTOMERS[1], "strict $.children[*]?(@ > 12)", "with") is None  # ON EMPTY
     assert query(CUSTOMERS[0], "strict $.comment") == '"nice"'
     assert query(CUSTOMERS[0], "strict $.comment", omit=True) == "nice"
     assert query(CUSTOMERS[0], "lax $.children[0 to 1, last]", "with") == "[10,13,16]"
@@ -198,6 +203,20 @@ def test_json_array_clauses_become_calls_sqlglot_parses():
         "SELECT emulator_json_bytes_utf16(json_array(true, 1))"
     )
     assert clauses("SELECT json_array(1, 2)") == "SELECT json_array(1, 2)"
+
+
+def test_json_query_and_json_exists_clauses_become_text():
+    sql = "SELECT json_query(d, 'lax $[*]' WITH ARRAY WRAPPER EMPTY ARRAY ON EMPTY), 1"
+    assert jf.json_clauses(sql) == (
+        "SELECT emulator_json_query_with_clauses(d, 'lax $[*]', "
+        "'WITH ARRAY WRAPPER EMPTY ARRAY ON EMPTY'), 1"
+    )
+    sql = "SELECT json_exists(f(a, b), 'strict $.a' UNKNOWN ON ERROR)"
+    assert jf.json_clauses(sql) == (
+        "SELECT emulator_json_exists_with_clauses(f(a, b), 'strict $.a', 'UNKNOWN ON ERROR')"
+    )
+    sql = "SELECT json_query(d, 'lax $' WITH ARRAY WRAPPER)"  # sqlglot reads it
+    assert jf.json_clauses(sql) == sql
 
 
 def _spark(sql: str) -> str:

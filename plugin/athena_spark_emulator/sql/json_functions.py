@@ -624,6 +624,8 @@ def _json_array(node: exp.Expression, null_on_null: bool) -> exp.Expression:
 _ENCODINGS = {"UTF8": "utf-8", "UTF16": "utf-16-le", "UTF32": "utf-32-le"}
 # the emulator's own functions that json_array's clauses become (json_array_clauses)
 _NULL_ON_NULL = "emulator_json_array_null_on_null"
+_QUERY = "emulator_json_query_with_clauses"
+_EXISTS = "emulator_json_exists_with_clauses"
 _BYTES = "emulator_json_bytes_"
 
 
@@ -726,6 +728,66 @@ _CLAUSES = re.compile(
     r"(?:RETURNING\s+(?P<type>VARCHAR(?:\s*\(\s*\d+\s*\))?|VARBINARY)"
     r"(?:\s+FORMAT\s+JSON(?:\s+ENCODING\s+(?P<encoding>UTF8|UTF16|UTF32))?)?)?\s*$"
 )
+
+
+def json_clauses(statement: str) -> str:
+    """The SQL/JSON clauses sqlglot cannot parse, as calls it can: json_array's
+    (:func:`json_array_clauses`), json_query's ``EMPTY ARRAY``/``EMPTY OBJECT`` behaviours
+    and json_exists's ``ON ERROR`` (the emulator's own functions taking the clauses as
+    text). The statement is unchanged where there is no such clause."""
+    lowered = statement.lower()
+    if "json_query" in lowered or "json_exists" in lowered:
+        statement = _clauses_as_text(statement)
+    if "json_array" in lowered:
+        statement = json_array_clauses(statement)
+    return statement
+
+
+def _clauses_as_text(statement: str) -> str:
+    out, at = [], 0
+    for match in re.finditer(r"(?i)\bjson_(query|exists)\s*\(", statement):
+        start = match.end()
+        if start < at or _in_string(statement, match.start()):
+            continue
+        end = _closing(statement, start)
+        if end is None:
+            break
+        split = _after_path(statement, start, end)
+        if split is None:
+            continue
+        clauses = " ".join(statement[split:end].split())
+        upper = clauses.upper()
+        needed = "EMPTY ARRAY" in upper or "EMPTY OBJECT" in upper
+        if match.group(1).lower() == "exists":
+            needed = bool(clauses)
+        if not needed or "'" in clauses:
+            continue
+        name = _QUERY if match.group(1).lower() == "query" else _EXISTS
+        call = f"{name}({statement[start:split]}, '{clauses}')"
+        out.append(statement[at : match.start()] + call)
+        at = end + 1
+    return "".join(out) + statement[at:] if out else statement
+
+
+def _after_path(text: str, start: int, end: int) -> Optional[int]:
+    """Where the clauses start in ``json_query(input, 'path' clauses)``: after the string
+    literal that follows the first top-level comma (None: not that shape)."""
+    depth, quoted, comma = 0, False, None
+    for position in range(start, end):
+        char = text[position]
+        if char == "'":
+            quoted = not quoted
+        elif not quoted and char == "(":
+            depth += 1
+        elif not quoted and char == ")":
+            depth -= 1
+        elif not quoted and depth == 0 and char == ",":
+            comma = position
+            break
+    if comma is None:
+        return None
+    literal = re.compile(r"\s*'(?:[^']|'')*'").match(text, comma + 1, end)
+    return literal.end() if literal else None
 
 
 def json_array_clauses(statement: str) -> str:
@@ -1282,14 +1344,18 @@ def evaluate(text: str, path: str) -> list:
 
 
 @udf("json_exists", "boolean")
-def json_exists(text: Optional[str], path: Optional[str]) -> Optional[bool]:
-    """json_exists with FALSE ON ERROR (its default)."""
+def json_exists(
+    text: Optional[str], path: Optional[str], on_error: str = "false"
+) -> Optional[bool]:
+    """json_exists; ``on_error`` false (its default), true, unknown or error."""
     if text is None or path is None:
         return None
     try:
         return bool(evaluate(text, path))
-    except PathError:
-        return False
+    except PathError as exc:
+        if on_error == "error":
+            raise AthenaError(f"PATH_EVALUATION_ERROR: {exc}") from None
+        return {"true": True, "false": False}.get(on_error)
 
 
 def _query_error(mode: str, detail: str) -> Optional[str]:
@@ -1318,16 +1384,14 @@ def json_query(
         if on_error in empties:
             return empties[on_error]
         return _query_error(on_error, str(exc))
-    if wrapper == "with" or (
-        wrapper == "conditional" and not (len(items) == 1 and not _is_scalar(items[0]))
-    ):
-        if not items and on_empty != "null":
-            return empties.get(on_empty) or _query_error(on_empty, "empty")
-        return dump(items)
-    if not items:
+    if not items:  # ON EMPTY, before any wrapper
         if on_empty in empties:
             return empties[on_empty]
         return _query_error(on_empty, "empty")
+    if wrapper == "with" or (
+        wrapper == "conditional" and not (len(items) == 1 and not _is_scalar(items[0]))
+    ):
+        return dump(items)
     if len(items) > 1:
         if on_error in empties:
             return empties[on_error]
@@ -1456,18 +1520,24 @@ def json_query_(node: exp.Expression) -> exp.Expression:
     allowed = ("null", "error", "empty_array", "empty_object")
     on_empty, _ = _behaviour(empty, node, allowed)
     on_error, _ = _behaviour(error, node, allowed)
+    return _json_query_call(node.this, path, wrappers[option], omit, on_empty, on_error)
+
+
+def _json_query_call(
+    value: exp.Expression, path: exp.Expression, wrapper: str, omit: bool, empty: str, error: str
+) -> exp.Expression:
     out = udf_call(
         "json_query",
-        node.this,
+        value,
         path,
-        exp.Literal.string(wrappers[option]),
+        exp.Literal.string(wrapper),
         exp.Boolean(this=omit),
-        exp.Literal.string(on_empty),
-        exp.Literal.string(on_error),
+        exp.Literal.string(empty),
+        exp.Literal.string(error),
     )
     out.meta["athena_json_query"] = True
     # a JSON value when its input is one, varchar otherwise (Trino's json.md)
-    return _typed(out, JSON_TYPE if is_json(node.this) else exp.DataType.build("varchar"))
+    return _typed(out, JSON_TYPE if is_json(value) else exp.DataType.build("varchar"))
 
 
 @rewrites(exp.JSONValue, "json_value")
@@ -1531,7 +1601,56 @@ def json_exists_(node: exp.Expression) -> exp.Expression:
     if not (isinstance(path, exp.Literal) and path.is_string):
         raise Refused(f"{node.sql('athena')} (a path that is not a literal)")
     sql_json_path(path.this)
-    return _typed(udf_call("json_exists", text, path), exp.DataType.build("boolean"))
+    out = udf_call("json_exists", text, path, exp.Literal.string("false"))
+    return _typed(out, exp.DataType.build("boolean"))
+
+
+_QUERY_CLAUSES = re.compile(
+    r"(?:(?P<wrapper>WITHOUT (?:ARRAY )?WRAPPER|WITH (?:(?:CONDITIONAL|UNCONDITIONAL) )?"
+    r"(?:ARRAY )?WRAPPER) ?)?(?:(?P<quotes>KEEP|OMIT) QUOTES ?)?"
+    r"(?:(?P<empty>ERROR|NULL|EMPTY ARRAY|EMPTY OBJECT) ON EMPTY ?)?"
+    r"(?:(?P<error>ERROR|NULL|EMPTY ARRAY|EMPTY OBJECT) ON ERROR)?"
+)
+
+
+def _clause_text(node: exp.Expression) -> str:
+    clauses = node.expressions[2] if len(node.expressions) == 3 else None
+    if not (isinstance(clauses, exp.Literal) and clauses.is_string):
+        raise Refused(node.sql("athena"))
+    return " ".join(clauses.this.upper().split())
+
+
+@rewrites(_QUERY, "json_query")
+def json_query_clauses(node: exp.Expression) -> exp.Expression:
+    """json_query with clauses sqlglot cannot parse (json_clauses wrote them as text)."""
+    text = _clause_text(node)
+    match = _QUERY_CLAUSES.fullmatch(text)
+    value, path = node.expressions[0], node.expressions[1]
+    if not match or not (isinstance(path, exp.Literal) and path.is_string):
+        raise Refused(f"json_query ... {text}")
+    sql_json_path(path.this)
+    wrapper = (match.group("wrapper") or "WITHOUT").split()
+    kind = "without" if wrapper[0] == "WITHOUT" else "with"
+    if "CONDITIONAL" in wrapper:
+        kind = "conditional"
+    modes = {None: "null", "NULL": "null", "ERROR": "error"}
+    modes.update({"EMPTY ARRAY": "empty_array", "EMPTY OBJECT": "empty_object"})
+    omit = match.group("quotes") == "OMIT"
+    empty, error = modes[match.group("empty")], modes[match.group("error")]
+    return _json_query_call(value, path, kind, omit, empty, error)
+
+
+@rewrites(_EXISTS, "json_exists")
+def json_exists_clauses(node: exp.Expression) -> exp.Expression:
+    """json_exists with an ON ERROR clause (json_clauses wrote it as text)."""
+    text = _clause_text(node)
+    match = re.fullmatch(r"(TRUE|FALSE|UNKNOWN|ERROR) ON ERROR", text)
+    value, path = node.expressions[0], node.expressions[1]
+    if not match or not (isinstance(path, exp.Literal) and path.is_string):
+        raise Refused(f"json_exists ... {text}")
+    sql_json_path(path.this)
+    out = udf_call("json_exists", value, path, exp.Literal.string(match.group(1).lower()))
+    return _typed(out, exp.DataType.build("boolean"))
 
 
 _UNSUPPORTED_PATH = (

@@ -68,10 +68,10 @@ _DIGIT_SEPARATORS = re.compile(r"(?<![\w.])\d+(?:_\d+)+(?:\.\d+(?:_\d+)*)?(?:[eE
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
     text = statement
-    if "json_array" in statement.lower():  # its clauses, which sqlglot cannot parse
-        from athena_spark_emulator.sql.json_functions import json_array_clauses
+    if "json_" in statement.lower():  # SQL/JSON clauses sqlglot cannot parse
+        from athena_spark_emulator.sql.json_functions import json_clauses
 
-        text = json_array_clauses(statement)
+        text = json_clauses(statement)
     try:
         trees = [t for t in sqlglot.parse(text, read=DIALECT) if t is not None]
     except ParseError as exc:
