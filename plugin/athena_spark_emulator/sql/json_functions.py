@@ -212,6 +212,8 @@ def is_json_scalar(text: Optional[str]) -> Optional[bool]:
     try:
         return _is_scalar(parse(text))
     except JsonSyntaxError:
+        if text.lstrip(" \t\r\n")[:1] in ("[", "{"):  # Trino reads the first token only
+            return False
         raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Invalid JSON value: {text}") from None
 
 
@@ -501,6 +503,8 @@ def descriptor(kind: Optional[exp.DataType], what: str) -> Any:
             raise Refused(what, "a map key type JSON has no text for")
         return ["m", key, descriptor(params[1], what)]
     if kind.this == T.STRUCT and params and all(isinstance(p, exp.ColumnDef) for p in params):
+        if any(p.name != p.name.lower() for p in params):  # Athena's names are lower case
+            raise Refused(what, "row field names with capitals")
         return ["r", [[p.name, descriptor(p.args.get("kind"), what)] for p in params]]
     raise Refused(what, f"a cast between JSON and {kind.sql('athena')}")
 
@@ -840,6 +844,10 @@ def _closing(text: str, start: int) -> Optional[int]:
 _INT_RANGES = {8: "tinyint", 16: "smallint", 32: "integer", 64: "bigint"}
 
 
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_DOUBLE_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 class CastError(Exception):
     pass
 
@@ -869,7 +877,7 @@ def from_json(value: Any, kind: Any) -> Any:
         if isinstance(value, Num):
             return float(value.text) != 0
         if isinstance(value, str):
-            lowered = value.strip().lower()
+            lowered = value.lower()
             if lowered in ("true", "t", "1"):
                 return True
             if lowered in ("false", "f", "0"):
@@ -880,11 +888,8 @@ def from_json(value: Any, kind: Any) -> Any:
             return 1.0 if value else 0.0
         if isinstance(value, Num):
             return float(value.text)
-        if isinstance(value, str):
-            try:
-                return float(value.strip())
-            except ValueError:
-                raise CastError("not a number") from None
+        if isinstance(value, str) and _DOUBLE_TEXT.fullmatch(value.strip()):
+            return float(value.strip())
         raise CastError("not a number")
     if kind == "date":
         if isinstance(value, str):
@@ -895,11 +900,8 @@ def from_json(value: Any, kind: Any) -> Any:
             number = 1 if value else 0
         elif isinstance(value, Num):
             number = _round_half_away(float(value.text)) if value.is_float else int(value.text)
-        elif isinstance(value, str):
-            try:
-                number = int(value.strip())
-            except ValueError:
-                raise CastError("not an integer") from None
+        elif isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip()):
+            number = int(value.strip())
         else:
             raise CastError("not an integer")
         bits = kind[1]
