@@ -191,6 +191,29 @@ def test_json_value():
     assert value(CUSTOMERS[0], "lax $.children") is None  # not a scalar
 
 
+def test_json_table_rows_follow_the_default_plan():
+    spec = {
+        "path": "lax $",
+        "columns": [
+            {
+                "nested": "lax $[*]",
+                "columns": [
+                    {"name": "continent", "type": "s", "path": "lax $.continent"},
+                    {
+                        "nested": "lax $.countries[*]",
+                        "columns": [{"name": "country", "type": "s", "path": "lax $.name"}],
+                    },
+                ],
+            }
+        ],
+    }
+    text = '[{"continent": "Asia", "countries": [{"name": "Japan"}]}, {"continent": "Mars"}]'
+    assert json.loads(jf.json_table(text, json.dumps(spec))) == [
+        {"continent": "Asia", "country": "Japan"},
+        {"continent": "Mars"},  # OUTER: the parent row without nested rows
+    ]
+
+
 def test_json_array_clauses_become_calls_sqlglot_parses():
     clauses = jf.json_array_clauses
     assert clauses("SELECT json_array(true, null, 1 ABSENT ON NULL)") == (
