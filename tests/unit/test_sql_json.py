@@ -11,10 +11,8 @@ import pytest
 
 pytest.importorskip("sqlglot")
 
-import sqlglot
-
 from athena_spark_emulator.sql import json_functions as jf
-from athena_spark_emulator.sql import translate
+from athena_spark_emulator.sql import syntax, translate
 from athena_spark_emulator.sql.syntax import Untranslatable
 from athena_spark_emulator.sql.udfs import UDFS, AthenaError
 
@@ -56,10 +54,20 @@ def test_json_parse_fails_as_athena_does(text):
     assert UDFS["athena_try_json_parse"].fn(text) is None
 
 
-def test_legacy_paths():
+def test_legacy_paths_are_read_as_trinos_tokenizer_reads_them():
     assert jf.legacy_path('$.a[0]["b c"].d[e]') == ["a", "0", "b c", "d", "e"]
-    with pytest.raises(AthenaError, match="Invalid JSON path"):
-        jf.legacy_path("a.b")
+    assert jf.legacy_path("$.a:b") == ["a:b"]
+    assert jf.legacy_path('$["x\\"y"]') == ['x"y']
+    for invalid in ("a.b", "$a", "$.a b", "$.a-b", "$[*]", "$.*", " $.a", ""):
+        with pytest.raises(AthenaError, match="Invalid JSON path"):
+            jf.legacy_path(invalid)
+
+
+def test_json_extract_keeps_its_path_as_written():
+    assert jf.json_clauses("SELECT json_extract(x, '$.a:b'), JSON_EXTRACT_SCALAR (x, '$a')") == (
+        "SELECT emulator_json_extract(x, '$.a:b'), emulator_json_extract_SCALAR (x, '$a')"
+    )
+    assert jf.json_clauses("SELECT 'json_extract(' AS t") == "SELECT 'json_extract(' AS t"
 
 
 def test_json_extract_keeps_the_input_order():
@@ -96,6 +104,12 @@ def test_json_array_functions():
     assert jf.json_array_contains('[1, 2.0, true, "x"]', "x", "s") is True
     assert jf.is_json_scalar("1") is True
     assert jf.is_json_scalar("[1]") is False
+    assert jf.json_array_contains("[1]", 1.0, "d") is False
+    assert jf.json_array_contains("[1.0]", 1, "i") is False
+    assert jf.json_array_contains("[1,,0]", 1, "i") is None
+    for broken in ("", "[1", "[1, 2] trailing"):
+        with pytest.raises(AthenaError, match="Invalid JSON value: "):
+            jf.is_json_scalar(broken)
 
 
 def test_casts_to_json():
@@ -243,7 +257,7 @@ def test_json_query_and_json_exists_clauses_become_text():
 
 
 def _spark(sql: str) -> str:
-    return translate.to_spark(sqlglot.parse_one(sql, read="athena"), {})
+    return translate.to_spark(syntax.parse(sql), {})
 
 
 def test_translation_knows_which_values_are_json():
@@ -257,7 +271,6 @@ def test_translation_knows_which_values_are_json():
     "sql",
     [
         "SELECT json_format(x) FROM (VALUES ('1')) AS t(x)",  # not known to be JSON
-        "SELECT json_extract(x, '$.a[*]') FROM (VALUES ('1')) AS t(x)",
         "SELECT CAST(JSON '1' AS DECIMAL(3,1))",
         "SELECT json_array(1.5)",
         "SELECT json_query(x, 'lax $.a.keyvalue()') FROM (VALUES ('1')) AS t(x)",

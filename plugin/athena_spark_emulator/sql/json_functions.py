@@ -38,6 +38,14 @@ from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
 T = exp.DataType.Type
 JSON_TYPE = exp.DataType.build("json")
+# The emulator's own functions that SQL/JSON clauses sqlglot cannot parse (or paths it would
+# read otherwise) become (json_clauses)
+_NULL_ON_NULL = "emulator_json_array_null_on_null"
+_QUERY = "emulator_json_query_with_clauses"
+_EXTRACT = "emulator_json_extract"
+_EXTRACT_SCALAR = "emulator_json_extract_scalar"
+_EXISTS = "emulator_json_exists_with_clauses"
+_BYTES = "emulator_json_bytes_"
 
 
 # ---- JSON text: parse, print ------------------------------------------------------------------
@@ -212,8 +220,6 @@ def is_json_scalar(text: Optional[str]) -> Optional[bool]:
     try:
         return _is_scalar(parse(text))
     except JsonSyntaxError:
-        if text.lstrip(" \t\r\n")[:1] in ("[", "{"):  # Trino reads the first token only
-            return False
         raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Invalid JSON value: {text}") from None
 
 
@@ -284,21 +290,22 @@ def is_json_scalar_(node: exp.Expression) -> exp.Expression:
 
 
 # ---- Trino's legacy JSON path (json_extract, json_extract_scalar, json_size) ----------------
-_PATH_KEY = re.compile(r"\.([^.\[\]\"' ]+)")
-_PATH_INDEX = re.compile(r"\[(\d+)\]")
-_PATH_QUOTED = re.compile(r'\["((?:[^"\\]|\\.)*)"\]')
-_PATH_BARE = re.compile(r"\[([^\]\[\"' ]+)\]")  # $.store[book]
+# Trino's JsonPathTokenizer: .key (letters, digits, _ and :), [key] (letters, digits, _),
+# ["key"] (escapes \" and \\ only)
+_PATH_KEY = re.compile(r"\.([\w:]+)")
+_PATH_QUOTED = re.compile(r'\["((?:[^"\\]|\\["\\])*)"\]')
+_PATH_BARE = re.compile(r"\[(\w+)\]")
 
 
 def legacy_path(path: str) -> List[str]:
     """The keys of a path ``$.a.b[0]["c d"]`` (Trino's JsonPathTokenizer, without
     wildcards); INVALID_FUNCTION_ARGUMENT for anything else."""
-    text = path.strip()
+    text = path
     if not text.startswith("$"):
         raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Invalid JSON path: '{path}'")
     keys, at = [], 1
     while at < len(text):
-        for pattern in (_PATH_KEY, _PATH_INDEX, _PATH_QUOTED, _PATH_BARE):
+        for pattern in (_PATH_KEY, _PATH_QUOTED, _PATH_BARE):
             match = pattern.match(text, at)
             if match:
                 key = match.group(1)
@@ -359,14 +366,10 @@ def json_size(text: Optional[str], path: Optional[str]) -> Optional[int]:
 
 
 def _path_text(node: exp.Expression, path: Optional[exp.Expression]) -> exp.Expression:
-    if isinstance(path, exp.JSONPath):
-        supported = (exp.JSONPathRoot, exp.JSONPathKey, exp.JSONPathSubscript)
-        for part in path.expressions:
-            if not isinstance(part, supported) or isinstance(part.this, exp.Expression):
-                raise Refused(_UNSUPPORTED_PATH)
-        return exp.Literal.string(path.sql("athena")[1:-1].replace("''", "'"))
-    if path is None:
-        raise Refused(node.sql("athena"))
+    if isinstance(path, exp.JSONPath) or path is None:
+        # sqlglot's reading of a path is not Trino's ($.a:b is the key "a:b" in Trino, $.a.b
+        # in sqlglot's); json_clauses keeps the text, so this is a path it did not see
+        raise Refused(_UNSUPPORTED_PATH)
     return path
 
 
@@ -385,6 +388,22 @@ def json_extract_scalar_(node: exp.Expression) -> exp.Expression:
         raise Refused(node.sql("athena"))
     path = _path_text(node, node.expression)
     return _typed(udf_call("json_extract_scalar", node.this, path), exp.DataType.build("varchar"))
+
+
+@rewrites(_EXTRACT, "json_extract")
+def json_extract_text_path(node: exp.Expression) -> exp.Expression:
+    """json_extract with its path as written (json_clauses)."""
+    if len(node.expressions) != 2:
+        raise Refused("json_extract with other than two arguments")
+    return _typed(udf_call("json_extract", *node.expressions))
+
+
+@rewrites(_EXTRACT_SCALAR, "json_extract_scalar")
+def json_extract_scalar_text_path(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused("json_extract_scalar with other than two arguments")
+    out = udf_call("json_extract_scalar", *node.expressions)
+    return _typed(out, exp.DataType.build("varchar"))
 
 
 @rewrites("json_size", "json_size")
@@ -424,7 +443,8 @@ def json_array_length(text: Optional[str]) -> Optional[int]:
 @udf("json_array_contains", "boolean")
 def json_array_contains(text: Optional[str], value: Any, kind: str) -> Optional[bool]:
     """Whether a JSON array has an element equal to ``value`` (``kind``: b boolean, i
-    bigint, d double, s varchar; Trino compares only elements of that JSON kind)."""
+    bigint, d double, s varchar; Trino compares only elements of that JSON kind: ``1.0``
+    is no bigint 1, ``1`` no double 1.0)."""
     items = _array(text)
     if items is None or value is None:
         return None
@@ -433,7 +453,7 @@ def json_array_contains(text: Optional[str], value: Any, kind: str) -> Optional[
             return True
         if kind == "i" and isinstance(item, Num) and not item.is_float and int(item.text) == value:
             return True
-        if kind == "d" and isinstance(item, Num) and float(item.text) == float(value):
+        if kind == "d" and isinstance(item, Num) and item.is_float and float(item.text) == value:
             return True
         if kind == "s" and isinstance(item, str) and item == value:
             return True
@@ -626,11 +646,6 @@ def _json_array(node: exp.Expression, null_on_null: bool) -> exp.Expression:
 
 
 _ENCODINGS = {"UTF8": "utf-8", "UTF16": "utf-16-le", "UTF32": "utf-32-le"}
-# the emulator's own functions that json_array's clauses become (json_array_clauses)
-_NULL_ON_NULL = "emulator_json_array_null_on_null"
-_QUERY = "emulator_json_query_with_clauses"
-_EXISTS = "emulator_json_exists_with_clauses"
-_BYTES = "emulator_json_bytes_"
 
 
 def _returning_name(returning: Any) -> str:
@@ -740,11 +755,21 @@ def json_clauses(statement: str) -> str:
     and json_exists's ``ON ERROR`` (the emulator's own functions taking the clauses as
     text). The statement is unchanged where there is no such clause."""
     lowered = statement.lower()
+    if "json_extract" in lowered:  # its path as written: sqlglot reads it otherwise
+        statement = _renamed(statement, r"(?i)\bjson_extract(_scalar)?(\s*\()", _EXTRACT + r"\1\2")
     if "json_query" in lowered or "json_exists" in lowered:
         statement = _clauses_as_text(statement)
     if "json_array" in lowered:
         statement = json_array_clauses(statement)
     return statement
+
+
+def _renamed(statement: str, pattern: str, replacement: str) -> str:
+    return re.sub(
+        pattern,
+        lambda m: m.group(0) if _in_string(statement, m.start()) else m.expand(replacement),
+        statement,
+    )
 
 
 def _clauses_as_text(statement: str) -> str:
