@@ -448,6 +448,8 @@ def json_array_contains(text: Optional[str], value: Any, kind: str) -> Optional[
     items = _array(text)
     if items is None or value is None:
         return None
+    if kind == "d" and not math.isfinite(value):
+        return False
     for item in items:
         if kind == "b" and isinstance(item, bool) and item == value:
             return True

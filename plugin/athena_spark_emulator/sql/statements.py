@@ -306,6 +306,15 @@ def glue_columns(schema: Any, skip: Sequence[str] = ()) -> List[Tuple[str, str]]
     ]
 
 
+def _without_json(frame: Any, statement: Statement) -> Any:
+    """A query whose rows a statement writes: a JSON column is refused (Athena's tables have
+    no json type, and it does not write one as varchar)."""
+    for column in frame.schema.fields:
+        if column.metadata.get("athena_type") == "json":
+            raise Untranslatable(f"writing the JSON value {column.name} to a table", statement.text)
+    return frame
+
+
 def result_of(frame: Any) -> Outcome:
     rows = frame.collect()
     columns = [
@@ -382,7 +391,7 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
     props = syntax.properties(tree)
     if "WithDataProperty" in props:
         raise Untranslatable("create table ... with no data", statement.text)
-    frame = engine.frame(tree.expression, statement)
+    frame = _without_json(engine.frame(tree.expression, statement), statement)
     location = _location(props, ref)
     rows = frame.count()
     if str(props.get("table_type", "hive")).lower() == "iceberg":
@@ -554,7 +563,7 @@ def insert_into(engine: Engine, statement: Statement) -> Outcome:
     ref = _target(engine, statement, target_node, "glue:UpdateTable")
     entry = engine.glue_entry(ref, f"{ref.database}.{ref.table}")
     columns = columns_of(entry)
-    source = engine.frame(tree.expression, statement)
+    source = _without_json(engine.frame(tree.expression, statement), statement)
     frame = _aligned(source, columns, listed, statement)
     rows = frame.count()
     if is_iceberg(entry):
