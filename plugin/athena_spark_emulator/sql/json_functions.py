@@ -20,6 +20,19 @@ A cast from JSON to a structured type (``ARRAY(INTEGER)``, ``MAP(VARCHAR, JSON)`
 ``ROW(...)``) converts the value in Python with Trino's rules (a string ``"1"`` to an
 integer, a double rounded half away from zero, an array read positionally as a row, a
 JSON leaf kept as its text) and hands Spark an exact JSON text for ``from_json``.
+
+A query's result columns the translation knows are JSON are reported as ``json`` in
+GetQueryResults (translate.json_columns); a statement that would write one to a table is
+refused. ``json_table`` (PATH and NESTED PATH columns, the default plan) is Spark's
+``inline`` over the rows a UDF computes.
+
+What sqlglot cannot parse, or parses into something else, is rewritten in the statement's
+text before parsing (:func:`json_clauses`, called by syntax.parse): json_array's ``NULL ON
+NULL``/``RETURNING`` clauses, json_query's ``EMPTY ARRAY``/``EMPTY OBJECT`` behaviours,
+json_exists's ``ON ERROR``, and json_extract's path (kept as written: sqlglot reads
+``$.a:b`` as ``$.a.b``, Trino as the key ``a:b``). Refused: FORMAT JSON inputs, PASSING,
+json_table's PLAN and ordinality, casts of JSON to decimal, time or varchar(n), a JSON
+number with a fraction where Trino would print it as varchar (``1.5E0``).
 """
 
 from __future__ import annotations

@@ -746,7 +746,10 @@ def create_view(engine: Engine, statement: Statement) -> Outcome:
         "catalog": statement.catalog,
         "schema": statement.database,
         "columns": [
-            {"name": f.name.lower(), "type": results.athena_type(f.dataType)}
+            {
+                "name": f.name.lower(),
+                "type": f.metadata.get("athena_type") or results.athena_type(f.dataType),
+            }
             for f in frame.schema.fields
         ],
     }
