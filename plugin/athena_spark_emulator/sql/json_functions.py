@@ -32,7 +32,7 @@ NULL``/``RETURNING`` clauses, json_query's ``EMPTY ARRAY``/``EMPTY OBJECT`` beha
 json_exists's ``ON ERROR``, and json_extract's path (kept as written: sqlglot reads
 ``$.a:b`` as ``$.a.b``, Trino as the key ``a:b``). Refused: FORMAT JSON inputs, PASSING,
 json_table's PLAN and ordinality, casts of JSON to decimal, time or varchar(n), a JSON
-number with a fraction where Trino would print it as varchar (``1.5E0``).
+number with a fraction as varchar (Trino prints a double as varchar its own way).
 """
 
 from __future__ import annotations
