@@ -267,12 +267,18 @@ def test_translation_knows_which_values_are_json():
     assert "FROM_JSON" in _spark("SELECT CAST(JSON '[1]' AS ARRAY(INTEGER))")
 
 
+def test_uuid_literals_in_json_array_are_their_lower_case_text():
+    sql = _spark("SELECT json_array(UUID '12151FD2-7586-11E9-8F9E-2A86E4085A59')")
+    assert '"12151fd2-7586-11e9-8f9e-2a86e4085a59"' in sql
+
+
 @pytest.mark.parametrize(
     "sql",
     [
         "SELECT json_format(x) FROM (VALUES ('1')) AS t(x)",  # not known to be JSON
         "SELECT CAST(JSON '1' AS DECIMAL(3,1))",
         "SELECT json_array(1.5)",
+        "SELECT json_array(UUID '{12151fd2-7586-11e9-8f9e-2a86e4085a59}')",
         "SELECT json_query(x, 'lax $.a.keyvalue()') FROM (VALUES ('1')) AS t(x)",
     ],
 )

@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import uuid
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, List, Optional, Tuple
 
@@ -640,7 +641,30 @@ def json_member(text: Optional[str]) -> Optional[str]:
         raise AthenaError("JSON_INPUT_CONVERSION_ERROR: malformed JSON") from None
 
 
-@rewrites("json_array", "json_array")
+_UUID_TEXT = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+
+
+def _uuid_literals(members: List[exp.Expression]) -> None:
+    """``UUID '...'`` members of json_array/json_object: Trino casts them to varchar, its
+    lower-case text; that text stands in for the literal (the emulator has no uuid type)."""
+    for member in members:
+        # other texts keep their cast, which the type check refuses
+        if (
+            isinstance(member, exp.Cast)
+            and member.to.this == T.UUID
+            and isinstance(member.this, exp.Literal)
+            and member.this.is_string
+            and _UUID_TEXT.fullmatch(member.this.this)
+        ):
+            member.replace(exp.Literal.string(str(uuid.UUID(member.this.this))))
+
+
+def _json_array_check(node: exp.Expression) -> Optional[str]:
+    _uuid_literals(list(node.expressions))
+    return None
+
+
+@rewrites("json_array", "json_array", _json_array_check)
 def json_array_(node: exp.Expression) -> exp.Expression:
     return _json_array(node, null_on_null=False)
 
@@ -686,6 +710,7 @@ def _json_object_check(node: exp.Expression) -> Optional[str]:
         return f"{node.sql('athena')} (ENCODING {code})"
     if any(type(e).__name__ == "FormatJson" for e in node.expressions):
         return f"{node.sql('athena')} (FORMAT JSON)"
+    _uuid_literals([p.expression for p in node.expressions if isinstance(p, exp.JSONKeyValue)])
     node.meta["athena_returning"] = (name, _ENCODINGS[code])
     node.set("return_type", None)
     node.set("encoding", None)
@@ -744,7 +769,7 @@ def _sql_string(text: str) -> str:
     return exp.Literal.string(text).sql("spark")
 
 
-@rewrites(_NULL_ON_NULL, "json_array ... NULL ON NULL")
+@rewrites(_NULL_ON_NULL, "json_array ... NULL ON NULL", _json_array_check)
 def json_array_null_on_null(node: exp.Expression) -> exp.Expression:
     return _json_array(node, null_on_null=True)
 
