@@ -409,6 +409,7 @@ CASTABLE = {
     T.ARRAY,
     T.MAP,
     T.STRUCT,
+    T.JSON,  # json_functions.cast
 }
 
 
@@ -545,6 +546,10 @@ def _timestamp_target(
     return rounded if rounded is not None else exp.DataType.build("timestamp")
 
 
+# CAST to and from JSON: json_functions.cast, registered here when it is imported
+JSON_CAST: list = []
+
+
 def _typed_text_literal(
     node: Any, value: exp.Expression, target: exp.DataType
 ) -> Optional[exp.Expression]:
@@ -578,12 +583,17 @@ def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
 
 
 def _hooked_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
-    """A cast another module runs (time_functions' TIME_FORMS, then CAST_TARGETS); None:
-    this module's."""
+    """A cast another module runs (time_functions' TIME_FORMS, json_functions' JSON_CAST,
+    then CAST_TARGETS); None: this module's."""
     timed = _time_cast(node, value, target, safe)
-    if timed is not None or target.this not in CAST_TARGETS:
+    if timed is not None:
         return timed
-    return CAST_TARGETS[target.this](node, value, type_of(value), safe)
+    source = type_of(value)
+    if (target.this == T.JSON or (source is not None and source.this == T.JSON)) and JSON_CAST:
+        return JSON_CAST[0](node, safe)
+    if target.this not in CAST_TARGETS:
+        return None
+    return CAST_TARGETS[target.this](node, value, source, safe)
 
 
 def _cast(node: Any, safe: bool) -> exp.Expression:
@@ -1544,6 +1554,7 @@ def athena_type_name(kind: Optional[exp.DataType]) -> Optional[str]:
         T.VARBINARY: "varbinary",
         T.IPADDRESS: "ipaddress",
         T.UUID: "uuid",
+        T.JSON: "json",
     }
     return names.get(kind.this)
 

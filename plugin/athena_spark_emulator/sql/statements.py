@@ -190,9 +190,15 @@ class Engine:
         views: Dict[int, str] = {}
         for table in syntax.tables_read(query):
             views[id(table)] = self.temp_view(table, statement)
-        frame = self.spark.sql(translate.to_spark(query, views, self._schemas))
+        spark_sql = translate.to_spark(query, views, self._schemas)
+        frame = self.spark.sql(spark_sql)
         names = translate.athena_names(frame.columns)
-        return frame if names == frame.columns else frame.toDF(*names)
+        frame = frame if names == frame.columns else frame.toDF(*names)
+        json_columns = getattr(spark_sql, "json_columns", ())
+        if json_columns and len(set(names)) == len(names):  # Athena's type json, kept
+            for i in sorted(json_columns):
+                frame = frame.withMetadata(names[i], {"athena_type": "json"})
+        return frame
 
     def temp_view(self, table: exp.Table, statement: Statement) -> str:
         ref = self.table_ref(table, statement, "glue:GetTable")
@@ -300,9 +306,21 @@ def glue_columns(schema: Any, skip: Sequence[str] = ()) -> List[Tuple[str, str]]
     ]
 
 
+def _without_json(frame: Any, statement: Statement) -> Any:
+    """A query whose rows a statement writes: a JSON column is refused (Athena's tables have
+    no json type, and it does not write one as varchar)."""
+    for column in frame.schema.fields:
+        if column.metadata.get("athena_type") == "json":
+            raise Untranslatable(f"writing the JSON value {column.name} to a table", statement.text)
+    return frame
+
+
 def result_of(frame: Any) -> Outcome:
     rows = frame.collect()
-    columns = [(f.name.lower(), results.athena_type(f.dataType)) for f in frame.schema.fields]
+    columns = [
+        (f.name.lower(), f.metadata.get("athena_type") or results.athena_type(f.dataType))
+        for f in frame.schema.fields
+    ]
     kinds = [type(f.dataType).__name__ for f in frame.schema.fields]
     return Outcome(
         "DML",
@@ -373,7 +391,7 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
     props = syntax.properties(tree)
     if "WithDataProperty" in props:
         raise Untranslatable("create table ... with no data", statement.text)
-    frame = engine.frame(tree.expression, statement)
+    frame = _without_json(engine.frame(tree.expression, statement), statement)
     location = _location(props, ref)
     rows = frame.count()
     if str(props.get("table_type", "hive")).lower() == "iceberg":
@@ -545,7 +563,7 @@ def insert_into(engine: Engine, statement: Statement) -> Outcome:
     ref = _target(engine, statement, target_node, "glue:UpdateTable")
     entry = engine.glue_entry(ref, f"{ref.database}.{ref.table}")
     columns = columns_of(entry)
-    source = engine.frame(tree.expression, statement)
+    source = _without_json(engine.frame(tree.expression, statement), statement)
     frame = _aligned(source, columns, listed, statement)
     rows = frame.count()
     if is_iceberg(entry):
@@ -728,7 +746,10 @@ def create_view(engine: Engine, statement: Statement) -> Outcome:
         "catalog": statement.catalog,
         "schema": statement.database,
         "columns": [
-            {"name": f.name.lower(), "type": results.athena_type(f.dataType)}
+            {
+                "name": f.name.lower(),
+                "type": f.metadata.get("athena_type") or results.athena_type(f.dataType),
+            }
             for f in frame.schema.fields
         ],
     }

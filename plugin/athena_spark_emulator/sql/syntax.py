@@ -107,8 +107,13 @@ INLINE_FUNCTIONS: List[Any] = []
 
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
+    text = statement
+    if "json_" in statement.lower():  # SQL/JSON clauses sqlglot cannot parse
+        from athena_spark_emulator.sql.json_functions import json_clauses
+
+        text = json_clauses(statement)
     try:
-        text = plain_numbers(statement)
+        text = plain_numbers(text)
         trees = [t for t in sqlglot.parse(text, read=DIALECT) if t is not None]
     except ParseError as exc:
         errors = getattr(exc, "errors", None) or [{}]

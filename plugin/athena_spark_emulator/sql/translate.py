@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from athena_spark_emulator.sql.functions import TABLE, Refused
 from athena_spark_emulator.sql.query_shapes import unnest_generator
-from athena_spark_emulator.sql.spark_forms import literal_type
+from athena_spark_emulator.sql.spark_forms import literal_type, type_of
 from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable
 
 
@@ -43,7 +43,9 @@ def to_spark(
     try:
         name_columns(copy)
         copy = athena_semantics(copy, schemas or {})
-        return copy.sql(dialect="spark", unsupported_level=sqlglot.ErrorLevel.RAISE)
+        spark_sql = SparkSql(copy.sql(dialect="spark", unsupported_level=sqlglot.ErrorLevel.RAISE))
+        spark_sql.json_columns = json_columns(copy)
+        return spark_sql
     except Refused as refused:
         text = text or query.sql(DIALECT)
         raise Untranslatable(
@@ -57,6 +59,32 @@ def to_spark(
         raise Untranslatable(
             "a construct Spark SQL has no form for", query.sql(DIALECT), str(exc)
         ) from None
+
+
+class SparkSql(str):
+    """A query's Spark SQL, with the positions of the result columns whose Athena type is
+    ``json`` (Spark holds them as strings; GetQueryResults reports ``json``)."""
+
+    json_columns: frozenset = frozenset()
+
+
+def json_columns(tree: exp.Expression) -> frozenset:
+    """The positions of ``tree``'s result columns that the translation knows are JSON
+    values (up to a ``*``, whose columns it does not know)."""
+    select = tree
+    while isinstance(select, exp.SetOperation):
+        select = select.this
+    if not isinstance(select, exp.Select):
+        return frozenset()
+    found = set()
+    for i, projection in enumerate(select.expressions):
+        if isinstance(projection, exp.Star) or isinstance(projection.this, exp.Star):
+            break
+        value = projection.this if isinstance(projection, exp.Alias) else projection
+        kind = type_of(value)
+        if kind is not None and kind.this == exp.DataType.Type.JSON:
+            found.add(i)
+    return frozenset(found)
 
 
 UNNAMED_PREFIX = "__athena_col"
@@ -122,6 +150,9 @@ _NEEDS_TYPES = (
     exp.FromBase64,
     exp.Ceil,
     exp.Floor,
+    exp.JSONArrayContains,
+    exp.JSONObject,
+    exp.JSONFormat,
 )
 
 
