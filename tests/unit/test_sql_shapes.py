@@ -132,10 +132,3 @@ def test_recursive_with_is_unrolled_to_trinos_depth():
     assert "ATHENA_RECURSION_DEPTH_EXCEEDED(10)" in sql.upper()
     with pytest.raises(AthenaError, match=r"Recursion depth limit exceeded \(10\)"):
         query_shapes.recursion_depth_exceeded(10)
-
-
-def test_regexp_replace_with_a_function_needs_plain_groups():
-    sql = spark_sql("SELECT regexp_replace('ab', '(a)', x -> upper(x[1]))")
-    assert "REGEXP_EXTRACT_ALL" in sql.upper()
-    with pytest.raises(Untranslatable, match="optional groups or empty matches"):
-        spark_sql("SELECT regexp_replace('ab', '(a)?', x -> x[1])")
