@@ -43,8 +43,14 @@ def to_spark(
     try:
         name_columns(copy)
         copy = athena_semantics(copy, schemas or {})
-        spark_sql = SparkSql(copy.sql(dialect="spark", unsupported_level=sqlglot.ErrorLevel.RAISE))
-        spark_sql.json_columns = json_columns(copy)
+        found = json_columns(copy)
+        # the tree is this call's own copy: the generator need not copy it again
+        spark_sql = SparkSql(
+            sqlglot.Dialect.get_or_raise("spark").generate(
+                copy, copy=False, unsupported_level=sqlglot.ErrorLevel.RAISE
+            )
+        )
+        spark_sql.json_columns = found
         return spark_sql
     except Refused as refused:
         text = text or query.sql(DIALECT)
@@ -164,11 +170,13 @@ def athena_semantics(
     check(tree)
     if tree.find(*_NEEDS_TYPES):
         annotate(tree, schemas)
-    if tree.find(exp.Unnest):
+    unnests = tree.find(exp.Unnest) is not None
+    if unnests:
         _from_unnest_check(tree)
     tree = rewrite(tree)
-    unnest_joins(tree)
-    from_unnests(tree)
+    if unnests:
+        unnest_joins(tree)
+        from_unnests(tree)
     return tree
 
 
