@@ -73,14 +73,21 @@ def test_athena_value(emu: Emulator, sql: str, expected: Optional[str]) -> None:
     "sql, error",
     [
         ("select cast('abc' as integer)", "INVALID_CAST_ARGUMENT: Cannot cast 'abc' to INT"),
-        ("select 1/0", "DIVISION_BY_ZERO"),
-        ("select array[1, 2][5]", "INVALID_FUNCTION_ARGUMENT"),
+        ("select 1/0", "DIVISION_BY_ZERO: Division by zero"),
+        (
+            "select array[1, 2][5]",
+            "INVALID_FUNCTION_ARGUMENT: Array subscript must be less than or equal to array "
+            "length: 5 > 2",
+        ),
+        ("select cast(12345 as decimal(3,0))", "NUMERIC_VALUE_OUT_OF_RANGE"),
     ],
 )
 def test_fails_where_athena_fails(emu: Emulator, sql: str, error: str) -> None:
     state, reason = run(emu, sql)
     assert state == "FAILED"
     assert reason.startswith(error), reason
+    # Spark's advice names settings and functions an Athena query has not got
+    assert "spark.sql" not in reason and "try_" not in reason and "[" not in reason, reason
 
 
 def test_unaliased_columns_are_named_by_position(emu: Emulator) -> None:
@@ -122,3 +129,42 @@ def test_python_models_keep_sparks_semantics(emu: Emulator) -> None:
     assert spark is not None
     assert spark.conf.get("spark.sql.ansi.enabled") == "false"
     assert spark.sql("select 1/0 as x").collect()[0].x is None
+
+
+FAILING_QUERY = """
+from athena_spark_emulator import Emulator
+with Emulator(executor="spark") as emu:
+    emu.prepare()
+    athena = emu.client("athena")
+    for sql in ("select 1/0", "select json_object('a': 1, 'a': 2 WITH UNIQUE KEYS)"):
+        exec_id = athena.start_query_execution(QueryString=sql, WorkGroup="primary")[
+            "QueryExecutionId"
+        ]
+        status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
+        print(status["State"], status.get("StateChangeReason", ""))
+"""
+
+
+def test_a_failing_query_is_reported_once_not_as_spark_stack_traces(tmp_path: Any) -> None:
+    """A query that fails in a Spark task (Spark's own error, or an Athena error a Python UDF
+    raises) reaches the caller with Athena's reason; the emulator's terminal gets no Java
+    stack trace from Spark's executor and scheduler (there were two per failed query)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    done = subprocess.run(
+        [sys.executable, "-c", FAILING_QUERY],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={**env, "TMPDIR": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == [
+        "FAILED DIVISION_BY_ZERO: Division by zero.",
+        "FAILED INVALID_FUNCTION_ARGUMENT: duplicate key passed to JSON_OBJECT function",
+    ], done.stdout + done.stderr[-3000:]
+    assert "Executor" not in done.stderr and "at org.apache" not in done.stderr, done.stderr

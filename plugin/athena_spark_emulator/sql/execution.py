@@ -131,11 +131,26 @@ def _reason(exc: Exception) -> str:
     if cast:
         return f"INVALID_CAST_ARGUMENT: Cannot cast {cast.group(1)} to {cast.group(2)}"
     if match and match.group(1) in ATHENA_ERRORS:
-        return f"{ATHENA_ERRORS[match.group(1)]}: {first}"
+        return f"{ATHENA_ERRORS[match.group(1)]}: {_without_spark_advice(first)}"
     raised = re.search(r"java\.lang\.RuntimeException: (.+)$", str(exc), re.M)
     if raised and not match:  # raise_error('<Athena's text>') (Spark 3.5: a RuntimeException)
         return f"INVALID_FUNCTION_ARGUMENT: {raised.group(1)}"
     return f"{type(exc).__name__}: {first}"
+
+
+def _without_spark_advice(message: str) -> str:
+    """Spark's error text without its ``[CODE]`` and its advice (use `try_divide`, set
+    spark.sql.ansi.enabled), which names Spark settings an Athena query cannot change:
+    "[DIVIDE_BY_ZERO] Division by zero. Use `try_divide` ..." is "Division by zero."."""
+    text = re.sub(r"^\[[A-Z_.]+\]\s*", "", message)
+    text = re.split(r"\s+(?:Use (?:the SQL function )?`|If necessary set |To return NULL)", text)[0]
+    index = re.match(r"The index (\d+) is out of bounds\. The array has (\d+) elements", text)
+    if index and int(index.group(1)) >= int(index.group(2)):  # Spark counts from 0
+        return (
+            "Array subscript must be less than or equal to array length: "
+            f"{int(index.group(1)) + 1} > {index.group(2)}"
+        )
+    return text.strip() or message
 
 
 # ---- the moto hooks (installed by hooks.py while an emulator runs) ------------------------
