@@ -39,7 +39,7 @@ DIST   := build/dist-$(subst .,,$(notdir $(VENV)))
 # (tests/packaging/test_dev_deps.py checks that none is missing).
 TEST_DEPS := "pytest>=8" "pytest-randomly>=3.15" "hypothesis>=6.100" "moto[server]>=5.2" "pyspark==3.5.*" "pandas>=2" \
              "pyarrow>=18" "pyiceberg[glue,pyarrow,pyiceberg-core]>=0.12" "pyyaml>=6" "jsonschema>=4.18" "requests>=2.28" "sqlglot>=30.31" "werkzeug>=2.0" \
-             "dbt-tests-adapter>=1.10" "build>=1.0" "hatchling>=1.18" "ruff>=0.5" \
+             "dbt-tests-adapter>=1.10" "build>=1.0" "hatchling>=1.18" "ruff~=0.17.0" \
              "mypy~=1.19.0" "boto3-stubs[athena,glue,s3,sts]>=1.28" "types-PyYAML" "types-jsonschema" \
              "check-jsonschema>=0.29" "zizmor>=1.0" "twine>=6.1"
 # The emulator (athena_spark_emulator) is imported from the installed wheel, like the
@@ -103,8 +103,9 @@ unit: install ## the pure and unit tests only (seconds; no Spark, no dbt CLI)
 # a finding of medium severity or above. The sdist and wheel are built as the release
 # workflow builds them and checked as it checks them (twine check --strict, one version).
 WORKFLOWS := .github/workflows/ci.yml .github/workflows/release.yml
-lint: wheel ## ruff (incl. complexity C901), mypy on plugin/, the workflows (schema, zizmor), twine check and one version on the built sdist and wheel
+lint: wheel ## ruff (checks incl. complexity C901, and the format), mypy on plugin/, the workflows (schema, zizmor), twine check and one version on the built sdist and wheel
 	$(BIN)/ruff check plugin tests integration_tests bench scripts
+	$(BIN)/ruff format --check plugin tests integration_tests bench scripts
 	$(BIN)/mypy
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
 	$(BIN)/zizmor --offline --min-severity medium $(WORKFLOWS)

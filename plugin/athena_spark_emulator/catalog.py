@@ -414,7 +414,10 @@ class Catalog:
         table = self.get_table(ref)
         table_input = table_input_of(table)
         table_input["Name"] = ref.table
-        table_input["StorageDescriptor"] = {**table_input["StorageDescriptor"], "Location": location}
+        table_input["StorageDescriptor"] = {
+            **table_input["StorageDescriptor"],
+            "Location": location,
+        }
         self._upsert_table(ref, table_input)
 
     def set_columns(

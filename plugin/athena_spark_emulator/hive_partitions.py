@@ -30,7 +30,7 @@ from athena_spark_emulator.catalog import Catalog, TableRef, glue_backend
 MAX_OPEN_PARTITIONS = 100
 DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 # Hive's FileUtils.escapePathName: these characters (and controls) are written as %XX.
-_ESCAPED = set('"#%\'*/:=?\\\x7f{[]^')
+_ESCAPED = set("\"#%'*/:=?\\\x7f{[]^")
 
 
 def escape(value: str) -> str:
@@ -111,9 +111,7 @@ def register(
             if tuple(values) in existing:
                 continue
             where = locations[i] if locations else partition_location(root, keys, values)
-            backend.create_partition(
-                ref.database, ref.table, partition_input(table, values, where)
-            )
+            backend.create_partition(ref.database, ref.table, partition_input(table, values, where))
             existing.add(tuple(values))
             new += 1
     return new

@@ -319,7 +319,9 @@ def partition_fields(specs: Sequence[str]) -> List[Tuple[str, Any]]:
             fn = (match.group("fn") or match.group("fn2")).lower()
             n = int(match.group("n") or match.group("n2"))
             column = unquote(match.group("col") or match.group("col2"))
-            fields.append((column, t.BucketTransform(n) if fn == "bucket" else t.TruncateTransform(n)))
+            fields.append(
+                (column, t.BucketTransform(n) if fn == "bucket" else t.TruncateTransform(n))
+            )
         else:
             name = match.group("identity")
             if "(" in name:

@@ -293,7 +293,9 @@ class Store:
             try:
                 self._save()
             except OSError as exc:
-                self.failure = NOT_SAVED.format(dir=self.dir, error=_os_error(exc), state=STATE_FILE)
+                self.failure = NOT_SAVED.format(
+                    dir=self.dir, error=_os_error(exc), state=STATE_FILE
+                )
                 print(f"athena-spark-emulator: {self.failure}", file=sys.stderr, flush=True)
                 return self.failure
             self.failure = None
@@ -353,7 +355,9 @@ class Store:
                 path = self.dir / "s3" / bucket / key
                 data = obj.value
                 if not (
-                    path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+                    path.is_file()
+                    and path.stat().st_size == len(data)
+                    and path.read_bytes() == data
                 ):
                     path.parent.mkdir(parents=True, exist_ok=True)
                     write_atomically(path, data)

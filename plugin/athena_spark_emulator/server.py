@@ -143,7 +143,9 @@ class _EmulatorApp:
             status, headers, text = _not_saved(environ, failure)
             error = AwsError("InternalFailure", failure)
             start_response(
-                f"{status} {HTTPStatus(status).phrase}", list(headers.items()), (AwsError, error, None)
+                f"{status} {HTTPStatus(status).phrase}",
+                list(headers.items()),
+                (AwsError, error, None),
             )
             return [text.encode("utf-8")]
 

@@ -311,9 +311,31 @@ def sql_words(sql: str) -> List[str]:
 
 
 # Words of the emulator's own refusal text, never taken as naming a piece of the statement
-_REFUSAL_WORDS = {"the", "a", "an", "of", "with", "number", "literal", "string", "unicode",
-                  "hexadecimal", "statement", "sqlglot", "cannot", "parse", "near", "run",
-                  "athena", "emulator", "function", "functions", "digits", "separated", "by"}
+_REFUSAL_WORDS = {
+    "the",
+    "a",
+    "an",
+    "of",
+    "with",
+    "number",
+    "literal",
+    "string",
+    "unicode",
+    "hexadecimal",
+    "statement",
+    "sqlglot",
+    "cannot",
+    "parse",
+    "near",
+    "run",
+    "athena",
+    "emulator",
+    "function",
+    "functions",
+    "digits",
+    "separated",
+    "by",
+}
 
 
 def _literal_fragments(head: str) -> List[str]:

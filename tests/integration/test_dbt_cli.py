@@ -17,7 +17,9 @@ pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
 
 @pytest.mark.parametrize("started", ["plain subprocess", "forked from a warm dbt"])
-def test_console_script_writes_cross_account_rows(cli_project, spark_emulator, monkeypatch, started):
+def test_console_script_writes_cross_account_rows(
+    cli_project, spark_emulator, monkeypatch, started
+):
     monkeypatch.setenv("DBT_CLI_FORK", "0" if started == "plain subprocess" else "1")
     schema = "cli_console_script_" + started.split()[0]
     env = {**spark_emulator.env(), "DBT_SCHEMA": schema, "DBT_THREADS": "2"}

@@ -64,7 +64,9 @@ def glue_partitions(emulator: Emulator, table: str, expression: Optional[str] = 
         params["Expression"] = expression
     pages = glue.get_paginator("get_partitions").paginate(**params)
     return sorted(
-        (p["Values"], p["StorageDescriptor"]["Location"]) for page in pages for p in page["Partitions"]
+        (p["Values"], p["StorageDescriptor"]["Location"])
+        for page in pages
+        for p in page["Partitions"]
     )
 
 
@@ -84,9 +86,9 @@ def test_insert_overwrite_run_twice_replaces_exactly_the_changed_partition(
 ) -> None:
     first = project.dbt("run", "--select", "orders_by_day")
     assert first.returncode == 0, first.stdout[-3000:]
-    location = project.emulator.catalog.get_table(
-        TableRef(LOCAL_ACCOUNT, SCHEMA, "orders_by_day")
-    )["StorageDescriptor"]["Location"].rstrip("/")
+    location = project.emulator.catalog.get_table(TableRef(LOCAL_ACCOUNT, SCHEMA, "orders_by_day"))[
+        "StorageDescriptor"
+    ]["Location"].rstrip("/")
     assert glue_partitions(project.emulator, "orders_by_day") == [
         (["2024-01-01"], f"{location}/order_date=2024-01-01"),
         (["2024-01-02"], f"{location}/order_date=2024-01-02"),
@@ -109,9 +111,7 @@ def test_insert_overwrite_run_twice_replaces_exactly_the_changed_partition(
     # dbt-athena's own lookup: GetPartitions with an expression finds the one it rewrote
     assert [
         v
-        for v, _ in glue_partitions(
-            project.emulator, "orders_by_day", "(order_date='2024-01-02')"
-        )
+        for v, _ in glue_partitions(project.emulator, "orders_by_day", "(order_date='2024-01-02')")
     ] == [["2024-01-02"]]
 
 
@@ -190,9 +190,7 @@ def test_a_partitioned_iceberg_table_built_merged_into_and_read_by_a_python_mode
 
     first = project.dbt("run", "--select", "events")
     assert first.returncode == 0, first.stdout[-3000:]
-    second = project.dbt(
-        "run", "--select", "events", "events_per_customer", "--vars", "{batch: 2}"
-    )
+    second = project.dbt("run", "--select", "events", "events_per_customer", "--vars", "{batch: 2}")
     assert second.returncode == 0, second.stdout[-3000:]
     assert [
         (r["event_id"], r["customer_id"], r["kind"], str(r["event_ts"]))

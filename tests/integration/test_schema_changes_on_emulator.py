@@ -89,9 +89,9 @@ def test_new_columns_are_added_and_the_new_rows_fill_them(
     runs: Dict[str, Any], table_type: str, value: str
 ) -> None:
     table = f"{table_type}_{value}"
-    assert f"OK created sql incremental model {SCHEMA}.{table}" in runs["second"].stdout, (
-        runs["second"].stdout[-4000:]
-    )
+    assert f"OK created sql incremental model {SCHEMA}.{table}" in runs["second"].stdout, runs[
+        "second"
+    ].stdout[-4000:]
     assert columns(runs["emulator"], table) == ["id", "name", "updated_at"]
     got = rows(SCHEMA, table, order_by="updated_at")
     assert [(r["id"], r["name"], r["updated_at"]) for r in got] == [
@@ -123,9 +123,7 @@ def test_fail_stops_the_model_and_changes_nothing(runs: Dict[str, Any], table_ty
 
 
 @pytest.mark.parametrize("table_type, value", SPECIAL_MODELS)
-def test_column_names_that_need_quoting(
-    runs: Dict[str, Any], table_type: str, value: str
-) -> None:
+def test_column_names_that_need_quoting(runs: Dict[str, Any], table_type: str, value: str) -> None:
     table = f"{table_type}_special_{value}"
     assert sorted(columns(runs["emulator"], table)) == ["field-with-dash", "id", "select"]
     got = rows(SCHEMA, table, order_by="field-with-dash")

@@ -106,7 +106,6 @@ def test_sdist_is_a_complete_source_of_plugin_and_dbt_package(built: Built) -> N
     assert not junk, junk
 
 
-
 def test_the_apache_license_is_in_the_repository_the_sdist_and_the_wheel(built: Built) -> None:
     """GitHub and dbt Hub detect the license from the LICENSE file; pyproject declares it."""
     text = (REPO_ROOT / "LICENSE").read_text(encoding="utf-8")
@@ -118,6 +117,7 @@ def test_the_apache_license_is_in_the_repository_the_sdist_and_the_wheel(built: 
     assert PYPROJECT["project"]["license"] == "Apache-2.0"
     assert meta["License-Expression"] == "Apache-2.0"
     assert meta.get_all("License-File") == ["LICENSE"]
+
 
 # ---- metadata ----------------------------------------------------------------------------
 def test_metadata_names_version_readme_and_python(built: Built) -> None:

@@ -1,3 +1,7 @@
 def model(dbt, spark):
-    dbt.config(spark_cross_account_roles={"role_owner_catalog": "arn:aws:iam::321321321321:user/dbt-reader"})
+    dbt.config(
+        spark_cross_account_roles={
+            "role_owner_catalog": "arn:aws:iam::321321321321:user/dbt-reader"
+        }
+    )
     return dbt.source("owner", "orders")
