@@ -219,6 +219,9 @@ def report_row(output: str, status: str, kind: str, subject: str) -> str:
 def test_the_doctor_says_which_reads_go_through_a_role(doctor):
     row = report_row(doctor, "PASS", "role", "role_owner_catalog.sales.customers")
     assert f"read through the role {READER} by model.role_cross.hive_found_through_role" in row
+    # hive_under_role's FAIL below keeps the identity checks on this table: the row says so
+    assert "the checks as your identity below run too" in row, row
+    assert "the role setting of model.role_cross.hive_under_role FAILs above" in row, row
     # a read through the role the run refuses at compile time FAILs with the run's message
     hive = report_row(doctor, "FAIL", "role", "role_owner_catalog.sales.customers")
     assert "model 'model.role_cross.hive_under_role' reads the table" in hive

@@ -57,6 +57,22 @@ def test_mixed_reads_keep_the_identity_checks_and_bad_roles_fail():
     assert any("and as the execution role by m.b" in r.reason for r in rows[id(ref)])
 
 
+def test_a_role_read_beside_a_failing_setting_says_the_identity_checks_still_run():
+    ref = CheckedTable(
+        "partner_catalog", "sales", "orders", ("m.a", "m.c"), formats=named("m.a", "m.c")
+    )
+    models = [
+        model("m.a", {"partner_catalog": READER}),
+        model("m.c", {"partner_catalog": "arn:aws:iam::999999999999:user/x"}),
+    ]
+    rows, only = role_rows([ref], {"partner_catalog": "999999999999"}, models)
+    assert only == []  # so the doctor checks the table as your identity
+    (passed,) = [r for r in rows[id(ref)] if r.status == "PASS"]
+    assert "do not apply" not in passed.reason, passed.reason
+    assert "the checks as your identity below run too" in passed.reason
+    assert "the role setting of m.c FAILs above" in passed.reason
+
+
 def test_a_source_under_a_role_must_name_an_iceberg_format_as_the_run_requires():
     models = [model("m.a", {"partner_catalog": READER})]
     owners = {"partner_catalog": "999999999999"}
