@@ -96,7 +96,7 @@ class FunctionTable:
 
 TABLE = FunctionTable()
 #: Query shapes whose Spark form lives in query_shapes.py (which fills this in on import):
-#: WITH RECURSIVE, CORRESPONDING, row[i], typeof of containers.
+#: WITH RECURSIVE, CORRESPONDING, row[i].
 SHAPES: Dict[str, Callable[..., Any]] = {}
 same, rewrites = TABLE.same, TABLE.rewrites
 _cls: Any
@@ -1477,8 +1477,6 @@ def typeof(node: exp.Expression) -> exp.Expression:
     if timed:
         return exp.Literal.string(timed)
     name = _type_name_of(value)
-    if name is None and isinstance(value, (exp.Array, exp.Map)):
-        name = SHAPES["container_type_name"](node, value)
     if name is None:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
     return exp.Literal.string(name)
@@ -1487,6 +1485,8 @@ def typeof(node: exp.Expression) -> exp.Expression:
 def _type_name_of(value: exp.Expression) -> Optional[str]:
     """typeof(value): a string literal is varchar(its length); an array or map constructor
     has its elements' type where they all agree (or are all varchar(n): the longest)."""
+    if isinstance(value, exp.Paren):
+        return _type_name_of(value.this)
     if isinstance(value, exp.Literal) and value.is_string:
         return f"varchar({len(value.this)})"
     if isinstance(value, exp.Interval) and isinstance(value.args.get("unit"), exp.Var):

@@ -611,62 +611,6 @@ def row_subscript(node: exp.Expression, kind: exp.DataType) -> exp.Expression:
     )
 
 
-_SCALAR_NAMES = {
-    exp.DataType.Type.INT: "integer",
-    exp.DataType.Type.BIGINT: "bigint",
-    exp.DataType.Type.SMALLINT: "smallint",
-    exp.DataType.Type.TINYINT: "tinyint",
-    exp.DataType.Type.DOUBLE: "double",
-    exp.DataType.Type.FLOAT: "real",
-    exp.DataType.Type.BOOLEAN: "boolean",
-    exp.DataType.Type.DATE: "date",
-}
-
-
-def _common(names: list) -> Optional[str]:
-    """The common type of literal elements where it is one of them (varchar(n): the longest)."""
-    if not names or None in names:
-        return None
-    if all(n.startswith("varchar(") for n in names):
-        return max(names, key=lambda n: int(n[len("varchar(") : -1]))
-    return names[0] if len(set(names)) == 1 else None
-
-
-def _type_name(node: exp.Expression) -> Optional[str]:
-    if isinstance(node, exp.Paren):
-        return _type_name(node.this)
-    if isinstance(node, exp.Literal) and node.is_string:
-        return f"varchar({len(node.this)})"
-    if isinstance(node, exp.Array):
-        if not node.expressions:
-            return "array(unknown)"
-        element = _common([_type_name(e) for e in node.expressions])
-        return f"array({element})" if element else None
-    if isinstance(node, exp.Map):
-        keys, values = node.args.get("keys"), node.args.get("values")
-        key = _type_name(keys) if isinstance(keys, exp.Array) else None
-        value = _type_name(values) if isinstance(values, exp.Array) else None
-        if key and value and key.startswith("array(") and value.startswith("array("):
-            return f"map({key[6:-1]}, {value[6:-1]})"
-        return None
-    kind = type_of(node)
-    if kind is None:
-        return None
-    if kind.this == exp.DataType.Type.DECIMAL and len(kind.expressions) == 2:
-        precision, scale = (int(p.this.this) for p in kind.expressions)
-        return f"decimal({precision},{scale})"
-    return _SCALAR_NAMES.get(kind.this)
-
-
-def container_type_name(node: exp.Expression, value: exp.Expression) -> str:
-    """Athena's name of the type of an ARRAY[...] or MAP(ARRAY[...], ARRAY[...]) of
-    literals (typeof)."""
-    name = _type_name(value)
-    if name is None or "unknown" in name:
-        raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
-    return name
-
-
 # ---- WITH FUNCTION (inline SQL functions) ------------------------------------------------------
 def _inline_function(spec: exp.Expression, text: str) -> tuple:
     """(name, parameters, return type, body) of one ``FUNCTION f(x type) RETURNS type
@@ -822,7 +766,6 @@ functions.SHAPES.update(
     recursive_with=recursive_with,
     corresponding=corresponding,
     row_subscript=row_subscript,
-    container_type_name=container_type_name,
 )
 spark_forms.LAMBDA_TYPES.append(lambda_parameter_type)
 syntax.INLINE_FUNCTIONS.append(inline_functions)
