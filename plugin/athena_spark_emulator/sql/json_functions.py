@@ -42,7 +42,7 @@ import math
 import re
 import uuid
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 from sqlglot import exp
 
@@ -813,46 +813,29 @@ def _renamed(statement: str, pattern: str, replacement: str) -> str:
 
 
 def _clauses_as_text(statement: str) -> str:
-    out, at = [], 0
-    for match in re.finditer(r"(?i)\bjson_(query|exists)\s*\(", statement):
-        start = match.end()
-        if start < at or _in_string(statement, match.start()):
-            continue
-        end = _closing(statement, start)
-        if end is None:
-            break
+    def call(match: re.Match, start: int, end: int) -> Optional[str]:
         split = _after_path(statement, start, end)
         if split is None:
-            continue
+            return None
         clauses = " ".join(statement[split:end].split())
         upper = clauses.upper()
         needed = "EMPTY ARRAY" in upper or "EMPTY OBJECT" in upper
         if match.group(1).lower() == "exists":
             needed = bool(clauses)
         if not needed or "'" in clauses:
-            continue
+            return None
         name = _QUERY if match.group(1).lower() == "query" else _EXISTS
-        call = f"{name}({statement[start:split]}, '{clauses}')"
-        out.append(statement[at : match.start()] + call)
-        at = end + 1
-    return "".join(out) + statement[at:] if out else statement
+        return f"{name}({statement[start:split]}, '{clauses}')"
+
+    return _rewrite_calls(statement, r"(?i)\bjson_(query|exists)\s*\(", call)
 
 
 def _after_path(text: str, start: int, end: int) -> Optional[int]:
     """Where the clauses start in ``json_query(input, 'path' clauses)``: after the string
     literal that follows the first top-level comma (None: not that shape)."""
-    depth, quoted, comma = 0, False, None
-    for position in range(start, end):
-        char = text[position]
-        if char == "'":
-            quoted = not quoted
-        elif not quoted and char == "(":
-            depth += 1
-        elif not quoted and char == ")":
-            depth -= 1
-        elif not quoted and depth == 0 and char == ",":
-            comma = position
-            break
+    comma = next(
+        (at for at, char, depth in _unquoted(text, start, end) if char == "," and depth == 0), None
+    )
     if comma is None:
         return None
     literal = re.compile(r"\s*'(?:[^']|'')*'").match(text, comma + 1, end)
@@ -864,24 +847,40 @@ def json_array_clauses(statement: str) -> str:
     [ENCODING UTFn]]])``, which sqlglot cannot parse, as calls it can: the clauses become
     the emulator's own functions around (or instead of) json_array. The statement is
     unchanged where there is no such clause."""
+
+    def call(match: re.Match, start: int, end: int) -> Optional[str]:
+        inner = statement[start:end]
+        clauses = _CLAUSES.search(inner)
+        if not clauses or not clauses.group(0).strip():
+            return None
+        args = inner[: clauses.start()]
+        name = _NULL_ON_NULL if (clauses.group("nulls") or "").upper() == "NULL" else "json_array"
+        out = f"{name}({args})"
+        if (clauses.group("type") or "").upper() == "VARBINARY":
+            out = f"{_BYTES}{(clauses.group('encoding') or 'UTF8').lower()}({out})"
+        return out
+
+    return _rewrite_calls(statement, r"(?i)\bjson_array\s*\(", call)
+
+
+def _rewrite_calls(
+    statement: str, pattern: str, call: Callable[[re.Match, int, int], Optional[str]]
+) -> str:
+    """``statement`` with each call that ``pattern`` finds (its name up to the opening
+    parenthesis, outside a string) written as ``call(match, start, end)`` returns it, where
+    ``statement[start:end]`` are the call's arguments (None: left as written)."""
     out, at = [], 0
-    for match in re.finditer(r"(?i)\bjson_array\s*\(", statement):
+    for match in re.finditer(pattern, statement):
         start = match.end()
         if start < at or _in_string(statement, match.start()):
             continue
         end = _closing(statement, start)
         if end is None:
             break
-        inner = statement[start:end]
-        clauses = _CLAUSES.search(inner)
-        if not clauses or not clauses.group(0).strip():
+        text = call(match, start, end)
+        if text is None:
             continue
-        args = inner[: clauses.start()]
-        name = _NULL_ON_NULL if (clauses.group("nulls") or "").upper() == "NULL" else "json_array"
-        call = f"{name}({args})"
-        if (clauses.group("type") or "").upper() == "VARBINARY":
-            call = f"{_BYTES}{(clauses.group('encoding') or 'UTF8').lower()}({call})"
-        out.append(statement[at : match.start()] + call)
+        out.append(statement[at : match.start()] + text)
         at = end + 1
     return "".join(out) + statement[at:] if out else statement
 
@@ -890,19 +889,25 @@ def _in_string(text: str, position: int) -> bool:
     return text.count("'", 0, position) % 2 == 1
 
 
-def _closing(text: str, start: int) -> Optional[int]:
-    depth, quoted = 1, False
-    for position in range(start, len(text)):
+def _unquoted(text: str, start: int, end: int) -> Iterator[Tuple[int, str, int]]:
+    """(position, character, depth) of each character of ``text[start:end]`` outside a
+    string literal; depth counts the parentheses opened since ``start`` (a closing one
+    included, so the one that closes an enclosing call has depth -1)."""
+    depth, quoted = 0, False
+    for position in range(start, end):
         char = text[position]
         if char == "'":
             quoted = not quoted
-        elif not quoted and char == "(":
-            depth += 1
-        elif not quoted and char == ")":
-            depth -= 1
-            if depth == 0:
-                return position
-    return None
+            continue
+        if quoted:
+            continue
+        depth += (char == "(") - (char == ")")
+        yield position, char, depth
+
+
+def _closing(text: str, start: int) -> Optional[int]:
+    """The parenthesis that closes the call whose arguments start at ``start`` (None: none)."""
+    return next((at for at, _, depth in _unquoted(text, start, len(text)) if depth < 0), None)
 
 
 # ---- CAST from JSON ----------------------------------------------------------------------------
