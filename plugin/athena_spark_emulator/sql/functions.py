@@ -34,6 +34,7 @@ from athena_spark_emulator.sql.spark_forms import (
     is_timestamp,
     spark,
     type_of,
+    typed,
     wider_integral,
 )
 
@@ -816,8 +817,7 @@ def date_add(node: exp.Expression) -> exp.Expression:
         else:
             days = 7 if unit == "week" else 1
             out = spark(f"date_add(_0, CAST(_1 AS INT) * {days})", node.this, node.expression)
-        out.type = exp.DataType.build("date")
-        return out
+        return typed(out, "date")
     out = call("timestampadd", exp.var(UNITS[unit]), node.expression, node.this)
     out.type = type_of(node.this)
     return out
@@ -837,8 +837,7 @@ def date_diff(node: exp.Expression) -> exp.Expression:
         spark("CAST(_0 AS TIMESTAMP)", node.expression),
         spark("CAST(_0 AS TIMESTAMP)", node.this),
     )
-    out.type = exp.DataType.build("bigint")
-    return out
+    return typed(out, "bigint")
 
 
 def _trunc(node: exp.Expression, value: exp.Expression) -> exp.Expression:
@@ -848,8 +847,7 @@ def _trunc(node: exp.Expression, value: exp.Expression) -> exp.Expression:
         if unit not in DATE_UNITS:
             raise Refused(f"date_trunc('{unit}', ...) of a date", "Athena fails it")
         out = spark(f"CAST(date_trunc('{UNITS[unit]}', _0) AS DATE)", value)
-        out.type = exp.DataType.build("date")
-        return out
+        return typed(out, "date")
     out = spark(f"date_trunc('{UNITS[unit]}', _0)", value)
     out.type = type_of(value)
     return out
@@ -868,8 +866,7 @@ def date_trunc_date(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.DayOfWeekIso, "day_of_week")
 def day_of_week(node: exp.Expression) -> exp.Expression:
     out = spark("CAST(weekday(_0) + 1 AS BIGINT)", node.this)
-    out.type = exp.DataType.build("bigint")
-    return out
+    return typed(out, "bigint")
 
 
 for _cls, _name, _spark in (
@@ -922,8 +919,7 @@ def second(node: exp.Expression) -> exp.Expression:
 def to_milliseconds(node: exp.Expression) -> exp.Expression:
     [value] = node.expressions
     out = spark("unix_millis(TIMESTAMP '1970-01-01 00:00:00' + _0)", value)
-    out.type = exp.DataType.build("bigint")
-    return out
+    return typed(out, "bigint")
 
 
 @rewrites(exp.TimeToUnix, "to_unixtime")
@@ -932,8 +928,7 @@ def to_unixtime(node: exp.Expression) -> exp.Expression:
     if zoned is not None and zoned.this == T.TIMESTAMPTZ:
         return TIME_FORMS["to_unixtime"](node)
     out = spark("unix_micros(CAST(_0 AS TIMESTAMP)) / 1000000D", node.this)
-    out.type = exp.DataType.build("double")
-    return out
+    return typed(out, "double")
 
 
 # ---- numbers --------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions import JSON_CAST, Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import call, spark, type_of
+from athena_spark_emulator.sql.spark_forms import call, spark, type_of, typed
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
 T = exp.DataType.Type
@@ -237,15 +237,12 @@ def is_json_scalar(text: Optional[str]) -> Optional[bool]:
         raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Invalid JSON value: {text}") from None
 
 
-def _typed(node: exp.Expression, kind: exp.DataType = JSON_TYPE) -> exp.Expression:
-    node.type = kind
-    return node
-
-
 def _json_literal(text: str) -> exp.Expression:
     """JSON text known at translation: a string literal that keeps its type json (a bare
     literal would read as a varchar(n) to typeof)."""
-    return _typed(exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build("string")))
+    return typed(
+        exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build("string")), JSON_TYPE
+    )
 
 
 def is_json(node: exp.Expression) -> bool:
@@ -284,7 +281,7 @@ def parse_json(node: exp.Expression) -> exp.Expression:
             return _json_literal(canonical(text.this))
         except JsonSyntaxError:
             pass
-    return _typed(udf_call("json_parse", text))
+    return typed(udf_call("json_parse", text), JSON_TYPE)
 
 
 @rewrites(exp.JSONFormat, "json_format")
@@ -295,7 +292,7 @@ def json_format(node: exp.Expression) -> exp.Expression:
         raise Refused(
             f"{node.sql('athena')}", "the emulator cannot tell that its argument is a JSON value"
         )
-    return _typed(spark("CAST(_0 AS STRING)", node.this), exp.DataType.build("varchar"))
+    return typed(spark("CAST(_0 AS STRING)", node.this), "varchar")
 
 
 @rewrites("is_json_scalar", "is_json_scalar")
@@ -393,7 +390,7 @@ def json_extract_(node: exp.Expression) -> exp.Expression:
         return json_query_(node)
     if node.args.get("expressions") or node.args.get("variant_extract"):
         raise Refused(node.sql("athena"))
-    return _typed(udf_call("json_extract", node.this, _path_text(node, node.expression)))
+    return typed(udf_call("json_extract", node.this, _path_text(node, node.expression)), JSON_TYPE)
 
 
 @rewrites(exp.JSONExtractScalar, "json_extract_scalar")
@@ -401,7 +398,7 @@ def json_extract_scalar_(node: exp.Expression) -> exp.Expression:
     if node.args.get("expressions"):
         raise Refused(node.sql("athena"))
     path = _path_text(node, node.expression)
-    return _typed(udf_call("json_extract_scalar", node.this, path), exp.DataType.build("varchar"))
+    return typed(udf_call("json_extract_scalar", node.this, path), "varchar")
 
 
 @rewrites(_EXTRACT, "json_extract")
@@ -409,7 +406,7 @@ def json_extract_text_path(node: exp.Expression) -> exp.Expression:
     """json_extract with its path as written (json_clauses)."""
     if len(node.expressions) != 2:
         raise Refused("json_extract with other than two arguments")
-    return _typed(udf_call("json_extract", *node.expressions))
+    return typed(udf_call("json_extract", *node.expressions), JSON_TYPE)
 
 
 @rewrites(_EXTRACT_SCALAR, "json_extract_scalar")
@@ -417,12 +414,12 @@ def json_extract_scalar_text_path(node: exp.Expression) -> exp.Expression:
     if len(node.expressions) != 2:
         raise Refused("json_extract_scalar with other than two arguments")
     out = udf_call("json_extract_scalar", *node.expressions)
-    return _typed(out, exp.DataType.build("varchar"))
+    return typed(out, "varchar")
 
 
 @rewrites("json_size", "json_size")
 def json_size_(node: exp.Expression) -> exp.Expression:
-    return _typed(udf_call("json_size", *node.expressions), exp.DataType.build("bigint"))
+    return typed(udf_call("json_size", *node.expressions), "bigint")
 
 
 # ---- json_array_get, json_array_length, json_array_contains -----------------------------------
@@ -479,12 +476,12 @@ def json_array_contains(text: Optional[str], value: Any, kind: str) -> Optional[
 @rewrites("json_array_get", "json_array_get")
 def json_array_get_(node: exp.Expression) -> exp.Expression:
     text, index = node.expressions
-    return _typed(udf_call("json_array_get", text, spark("CAST(_0 AS BIGINT)", index)))
+    return typed(udf_call("json_array_get", text, spark("CAST(_0 AS BIGINT)", index)), JSON_TYPE)
 
 
 @rewrites("json_array_length", "json_array_length")
 def json_array_length_(node: exp.Expression) -> exp.Expression:
-    return _typed(udf_call("json_array_length", *node.expressions), exp.DataType.build("bigint"))
+    return typed(udf_call("json_array_length", *node.expressions), "bigint")
 
 
 @rewrites(exp.JSONArrayContains, "json_array_contains")
@@ -505,7 +502,7 @@ def json_array_contains_(node: exp.Expression) -> exp.Expression:
     if code is None:
         raise Refused(f"{node.sql('athena')} (a value whose type the emulator cannot tell)")
     out = udf_call("json_array_contains", node.this, value, exp.Literal.string(code))
-    return _typed(out, exp.DataType.build("boolean"))
+    return typed(out, "boolean")
 
 
 # ---- CAST to JSON, json_array, json_object -----------------------------------------------------
@@ -600,13 +597,13 @@ def to_json_udf(value: Any, kind: Optional[str]) -> Optional[str]:
 
 def _to_json_call(value: exp.Expression, what: str) -> exp.Expression:
     if isinstance(value, exp.Null):
-        return _typed(spark("CAST(NULL AS STRING)"))
+        return typed(spark("CAST(NULL AS STRING)"), JSON_TYPE)
     kind = descriptor(_json_type(value), what)
     if kind == "j":
         return value
     if kind == "s" and isinstance(value, exp.Literal) and value.is_string:
         return _json_literal(quote(value.this))
-    return _typed(udf_call("to_json", value, exp.Literal.string(json.dumps(kind))))
+    return typed(udf_call("to_json", value, exp.Literal.string(json.dumps(kind))), JSON_TYPE)
 
 
 _MEMBER_TYPES = {T.BOOLEAN, T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.DOUBLE, T.VARCHAR, T.CHAR}
@@ -675,13 +672,13 @@ def _json_array(node: exp.Expression, null_on_null: bool) -> exp.Expression:
     if null_on_null:
         members = [spark("coalesce(_0, 'null')", m) for m in members]
     if not members:
-        return _typed(exp.Literal.string("[]"), exp.DataType.build("varchar"))
+        return typed(exp.Literal.string("[]"), "varchar")
     # ABSENT ON NULL (json_array's default): concat_ws leaves NULLs out
     out = spark(
         "concat('[', _0, ']')",
         exp.Anonymous(this="concat_ws", expressions=[exp.Literal.string(","), *members]),
     )
-    return _typed(out, exp.DataType.build("varchar"))
+    return typed(out, "varchar")
 
 
 _ENCODINGS = {"UTF8": "utf-8", "UTF16": "utf-16-le", "UTF32": "utf-32-le"}
@@ -732,8 +729,8 @@ def _returning(node: exp.Expression, text: exp.Expression) -> exp.Expression:
     name, encoding = node.meta.get("athena_returning", ("VARCHAR", "utf-8"))
     if name == "VARBINARY":
         out = udf_call("json_bytes", text, exp.Literal.string(encoding))
-        return _typed(out, exp.DataType.build("varbinary"))
-    return _typed(text, exp.DataType.build("varchar"))
+        return typed(out, "varbinary")
+    return typed(text, "varchar")
 
 
 @rewrites(exp.JSONObject, "json_object", _json_object_check)
@@ -778,7 +775,7 @@ for _code, _encoding in _ENCODINGS.items():
 
     def _bytes(node: exp.Expression, encoding: str = _encoding) -> exp.Expression:
         out = udf_call("json_bytes", node.expressions[0], exp.Literal.string(encoding))
-        return _typed(out, exp.DataType.build("varbinary"))
+        return typed(out, "varbinary")
 
     rewrites(f"{_BYTES}{_code.lower()}", "json_array ... RETURNING VARBINARY")(_bytes)
 
@@ -1090,7 +1087,7 @@ def cast(node: exp.Expression, safe: bool) -> exp.Expression:
         from athena_spark_emulator.sql.udfs import try_form
 
         out = out.transform(try_form)
-    return _typed(out, target)
+    return typed(out, target)
 
 
 JSON_CAST.append(cast)
@@ -1609,7 +1606,7 @@ def _json_query_call(
     )
     out.meta["athena_json_query"] = True
     # a JSON value when its input is one, varchar otherwise (Trino's json.md)
-    return _typed(out, JSON_TYPE if is_json(value) else exp.DataType.build("varchar"))
+    return typed(out, JSON_TYPE if is_json(value) else exp.DataType.build("varchar"))
 
 
 @rewrites(exp.JSONValue, "json_value")
@@ -1652,11 +1649,11 @@ def json_value_(node: exp.Expression) -> exp.Expression:
         _default_text(error_default),
     )
     if target is None:
-        return _typed(out, exp.DataType.build("varchar"))
+        return typed(out, "varchar")
     if target.this == T.CHAR:
         size = int(target.expressions[0].this.this)
-        return _typed(spark(f"rpad(_0, {size}, ' ')", out), target)
-    return _typed(spark(f"CAST(_0 AS {target.sql('spark')})", out), target)
+        return typed(spark(f"rpad(_0, {size}, ' ')", out), target)
+    return typed(spark(f"CAST(_0 AS {target.sql('spark')})", out), target)
 
 
 def _default_text(default: Optional[exp.Expression]) -> exp.Expression:
@@ -1674,7 +1671,7 @@ def json_exists_(node: exp.Expression) -> exp.Expression:
         raise Refused(f"{node.sql('athena')} (a path that is not a literal)")
     sql_json_path(path.this)
     out = udf_call("json_exists", text, path, exp.Literal.string("false"))
-    return _typed(out, exp.DataType.build("boolean"))
+    return typed(out, "boolean")
 
 
 # ---- json_table ---------------------------------------------------------------------------
@@ -1818,7 +1815,7 @@ def json_exists_clauses(node: exp.Expression) -> exp.Expression:
         raise Refused(f"json_exists ... {text}")
     sql_json_path(path.this)
     out = udf_call("json_exists", value, path, exp.Literal.string(match.group(1).lower()))
-    return _typed(out, exp.DataType.build("boolean"))
+    return typed(out, "boolean")
 
 
 _UNSUPPORTED_PATH = (

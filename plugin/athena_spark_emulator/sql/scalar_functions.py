@@ -23,6 +23,7 @@ from athena_spark_emulator.sql.spark_forms import (
     is_integral,
     spark,
     type_of,
+    typed,
 )
 from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
 
@@ -60,18 +61,6 @@ class Unsupported(Exception):
         super().__init__(
             f"{ERROR_MARK}NOT_SUPPORTED: the Athena emulator cannot run {text}{ERROR_END}"
         )
-
-
-_OPAQUE = {"ipaddress": exp.DataType.Type.IPADDRESS, "uuid": exp.DataType.Type.UUID}
-
-
-def _typed(out: exp.Expression, kind: str) -> exp.Expression:
-    """``out`` with the Athena type ``kind``."""
-    if kind in _OPAQUE:
-        out.type = exp.DataType(this=_OPAQUE[kind])
-    else:
-        out.type = exp.DataType.build(kind)
-    return out
 
 
 def _literal_text(node: exp.Expression) -> Optional[str]:
@@ -156,13 +145,13 @@ def _split(node: exp.Expression) -> exp.Expression:
     pattern = exp.Literal.string(re.escape(delimiter))
     limit = node.args.get("limit")
     if limit is None:
-        return _typed(spark("split(_0, _1, -1)", node.this, pattern), "array(varchar)")
+        return typed(spark("split(_0, _1, -1)", node.this, pattern), "array(varchar)")
     value = _literal_int(limit)
     if value is not None and value <= 0:
         raise Fails("INVALID_FUNCTION_ARGUMENT: Limit must be positive")
     if value is not None and value > 2**31 - 1:
         raise Fails("INVALID_FUNCTION_ARGUMENT: Limit is too large")
-    return _typed(
+    return typed(
         spark(
             "CASE WHEN _2 <= 0 THEN raise_error('Limit must be positive') "
             "WHEN _2 > 2147483647 THEN raise_error('Limit is too large') "
@@ -188,7 +177,7 @@ def title_case(text: Optional[str]) -> Optional[str]:
 
 @rewrites("title_case", "title_case")
 def _title_case(node: exp.Expression) -> exp.Expression:
-    return _typed(udf_call("title_case", *node.expressions), "varchar")
+    return typed(udf_call("title_case", *node.expressions), "varchar")
 
 
 # ---- regular expressions ----------------------------------------------------------------------
@@ -254,7 +243,7 @@ def _regexp_position(node: exp.Expression) -> exp.Expression:
     _pattern(node, args[1])
     while len(args) < 4:
         args.append(exp.Literal.number(1))
-    return _typed(udf_call("regexp_position", *args), "int")
+    return typed(udf_call("regexp_position", *args), "int")
 
 
 @udf("regexp_replace_groups", "string")
@@ -310,7 +299,7 @@ def _regexp_replace(node: exp.Expression) -> exp.Expression:
     pattern = _pattern(node, node.expression)
     groups = udf_call("regexp_groups", node.this, pattern)
     values = exp.Anonymous(this="transform", expressions=[groups, replacement])
-    return _typed(udf_call("regexp_replace_groups", node.this, pattern, values), "varchar")
+    return typed(udf_call("regexp_replace_groups", node.this, pattern, values), "varchar")
 
 
 # ---- math -----------------------------------------------------------------------------------
@@ -330,29 +319,29 @@ for _cls, _name in (
 
     def _double_function(node: exp.Expression) -> exp.Expression:
         """Java's Math functions of doubles, in Spark as in Trino."""
-        return _typed(node, "double")
+        return typed(node, "double")
 
     rewrites(_cls, _name)(_double_function)
 
 
 @rewrites("nan", "nan")
 def _nan(node: exp.Expression) -> exp.Expression:
-    return _typed(spark("CAST('NaN' AS DOUBLE)"), "double")
+    return typed(spark("CAST('NaN' AS DOUBLE)"), "double")
 
 
 @rewrites("infinity", "infinity")
 def _infinity(node: exp.Expression) -> exp.Expression:
-    return _typed(spark("CAST('Infinity' AS DOUBLE)"), "double")
+    return typed(spark("CAST('Infinity' AS DOUBLE)"), "double")
 
 
 @rewrites("e", "e")
 def _e(node: exp.Expression) -> exp.Expression:
-    return _typed(spark("e()"), "double")
+    return typed(spark("e()"), "double")
 
 
 @rewrites("is_finite", "is_finite")
 def _is_finite(node: exp.Expression) -> exp.Expression:
-    return _typed(
+    return typed(
         spark(
             "NOT isnan(CAST(_0 AS DOUBLE)) AND abs(CAST(_0 AS DOUBLE)) <> CAST('Infinity' AS DOUBLE)",
             *node.expressions,
@@ -363,7 +352,7 @@ def _is_finite(node: exp.Expression) -> exp.Expression:
 
 @rewrites("is_infinite", "is_infinite")
 def _is_infinite(node: exp.Expression) -> exp.Expression:
-    return _typed(
+    return typed(
         spark("abs(CAST(_0 AS DOUBLE)) = CAST('Infinity' AS DOUBLE)", *node.expressions), "boolean"
     )
 
@@ -405,12 +394,12 @@ def _cosine(node: exp.Expression, args: list, distance: bool) -> exp.Expression:
         maps = [spark("CAST(_0 AS MAP<STRING, DOUBLE>)", a) for a in args]
         similarity = udf_call("cosine_similarity_map", *maps)
         out = spark("1 - _0", similarity) if distance else similarity
-        return _typed(out, "double")
+        return typed(out, "double")
     call_node = exp.Anonymous(
         this="cosine_distance" if distance else "cosine_similarity", expressions=args
     )
     rewrite = functions.cosine_distance if distance else functions.cosine_similarity
-    return _typed(rewrite(call_node), "double")
+    return typed(rewrite(call_node), "double")
 
 
 functions.COSINE_OF_MAPS = _cosine
@@ -455,7 +444,7 @@ def parse_data_size(text: Optional[str]) -> Optional[decimal.Decimal]:
 
 @rewrites("parse_data_size", "parse_data_size")
 def _parse_data_size(node: exp.Expression) -> exp.Expression:
-    return _typed(udf_call("parse_data_size", *node.expressions), "decimal(38,0)")
+    return typed(udf_call("parse_data_size", *node.expressions), "decimal(38,0)")
 
 
 def _java_half_up(value: float, digits: int) -> str:
@@ -507,7 +496,7 @@ def _format_number(node: exp.Expression) -> exp.Expression:
         arg = spark("CAST(_0 AS DOUBLE)", value)
     else:
         raise Refused(f"{node.sql('athena')} (of a value other than a number)")
-    return _typed(udf_call("format_number", arg), "varchar")
+    return typed(udf_call("format_number", arg), "varchar")
 
 
 # ---- ipaddress and uuid: Spark strings in Athena's text ----------------------------------------
@@ -600,10 +589,10 @@ def _text_source(node: exp.Expression, value: exp.Expression, source: Any) -> bo
 def _opaque_cast(node: Any, value: exp.Expression, source: Any, safe: bool) -> exp.Expression:
     target = node.to.this
     if source is not None and source.this == target:
-        return _typed(value, "ipaddress" if target == T.IPADDRESS else "uuid")
+        return typed(value, "ipaddress" if target == T.IPADDRESS else "uuid")
     kind = "ipaddress" if target == T.IPADDRESS else "uuid"
     if isinstance(value, exp.Null) or not _text_source(node, value, source):
-        return _typed(spark("CAST(NULL AS STRING)"), kind)
+        return typed(spark("CAST(NULL AS STRING)"), kind)
     text = _literal_text(value)
     if text is not None:
         known = (
@@ -612,9 +601,9 @@ def _opaque_cast(node: Any, value: exp.Expression, source: Any, safe: bool) -> e
             else (text.lower() if _UUID.fullmatch(text) else None)
         )
         if known is not None:
-            return _typed(spark("CAST(_0 AS STRING)", exp.Literal.string(known)), kind)
+            return typed(spark("CAST(_0 AS STRING)", exp.Literal.string(known)), kind)
     out = udf_call(kind, value)
-    return _typed(udfs.try_form(out) if safe else out, kind)
+    return typed(udfs.try_form(out) if safe else out, kind)
 
 
 functions.CAST_TARGETS[T.IPADDRESS] = _opaque_cast
@@ -623,7 +612,7 @@ functions.CAST_TARGETS[T.UUID] = _opaque_cast
 
 @rewrites(exp.Uuid, "uuid")
 def _uuid(node: exp.Expression) -> exp.Expression:
-    return _typed(spark("uuid()"), "uuid")
+    return typed(spark("uuid()"), "uuid")
 
 
 def _opaque(node: Optional[exp.Expression]) -> bool:
@@ -672,7 +661,7 @@ def _ip_contains(node: exp.Expression) -> Optional[exp.Expression]:
         return None
     if not _opaque(address):
         raise Refused(f"{node.sql('athena')} (contains of a varchar and a value not an ipaddress)")
-    return _typed(udf_call("ip_contains", network, address), "boolean")
+    return typed(udf_call("ip_contains", network, address), "boolean")
 
 
 def _contains_of_ip(cls: type) -> None:
@@ -703,7 +692,7 @@ def _features(node: exp.Expression) -> exp.Expression:
             raise Refused(f"{node.sql('athena')} (of a value other than a number)")
     nulls = " OR ".join(f"_{i} IS NULL" for i in range(len(args)))
     pairs = ", ".join(f"CAST({i} AS BIGINT), CAST(_{i} AS DOUBLE)" for i in range(len(args)))
-    return _typed(
+    return typed(
         spark(f"CASE WHEN {nulls} THEN NULL ELSE map({pairs}) END", *args), "map(bigint, double)"
     )
 
@@ -737,7 +726,7 @@ def _from_utf8(node: exp.Expression) -> exp.Expression:
     args = [node.this]
     if node.args.get("replace") is not None:
         args.append(node.args["replace"])
-    return _typed(udf_call("from_utf8", *args), "varchar")
+    return typed(udf_call("from_utf8", *args), "varchar")
 
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
@@ -767,7 +756,7 @@ def _from_base64(node: exp.Expression) -> exp.Expression:
     literal = _literal_text(node.this) is not None
     if not (literal or functions._is_text(type_of(node.this))):
         raise Refused(f"{node.sql('athena')} (of a value other than varchar)")
-    return _typed(udf_call("from_base64", node.this), "varbinary")
+    return typed(udf_call("from_base64", node.this), "varbinary")
 
 
 _MASK = 2**64 - 1
@@ -835,7 +824,7 @@ def _murmur3(node: exp.Expression) -> exp.Expression:
         or (kind is not None and kind.this in (T.VARBINARY, T.BINARY))
     ):
         raise Refused(f"{node.sql('athena')} (of a value other than varbinary)")
-    return _typed(udf_call("murmur3", value), "varbinary")
+    return typed(udf_call("murmur3", value), "varbinary")
 
 
 # ---- format() with decimals: Java's Formatter for %s %d %f (Spark's has no BigDecimal) ---------
@@ -983,7 +972,7 @@ def _format_decimals(node: exp.Expression) -> exp.Expression:
     values = [
         spark("CAST(_0 AS BIGINT)", a) if is_integral(type_of(a)) else a for a in node.expressions
     ]
-    return _typed(udf_call("format", node.this, *values), "varchar")
+    return typed(udf_call("format", node.this, *values), "varchar")
 
 
 functions.FORMAT_OF_DECIMALS = _format_decimals
@@ -1053,7 +1042,7 @@ def _st_distance(node: exp.Expression) -> exp.Expression:
         form = _GREAT_CIRCLE
     else:
         raise Refused(f"{node.sql('athena')} (of values other than two points of one kind)")
-    return _typed(spark(form, node.this, node.expression), "double")
+    return typed(spark(form, node.this, node.expression), "double")
 
 
 # ---- set digests: make_set_digest as the list of its values' hashes ----------------------------
@@ -1174,7 +1163,7 @@ for _name, _count, _kind in (
     def _digest_user(
         node: exp.Expression, name: str = _name, count: int = _count, kind: str = _kind
     ) -> exp.Expression:
-        return _typed(udf_call(name, *_digests(node, count)), kind)
+        return typed(udf_call(name, *_digests(node, count)), kind)
 
     rewrites(_name, _name)(_digest_user)
 
@@ -1184,7 +1173,7 @@ def _cardinality_of_digests(cls: type) -> None:
 
     def rewrite(node: exp.Expression) -> exp.Expression:
         if node.this.meta.get("athena_set_digest"):
-            return _typed(udf_call("set_digest_cardinality", node.this), "bigint")
+            return typed(udf_call("set_digest_cardinality", node.this), "bigint")
         return entry.rewrite(node) if entry.rewrite is not None else node
 
     functions.TABLE.entries[cls] = functions.Entry(entry.name, rewrite, entry.check)
@@ -1221,7 +1210,7 @@ def _rounding(node: exp.Expression, name: str) -> exp.Expression:
         same_type.type = kind
         return same_type
     if is_double(kind) and kind is not None and kind.this == T.DOUBLE:
-        return _typed(udf_call(f"{name}_double", value), "double")
+        return typed(udf_call(f"{name}_double", value), "double")
     if is_decimal(kind):
         parts = functions.decimal_parts(kind)  # type: ignore[arg-type]
         if parts is not None:
@@ -1229,7 +1218,7 @@ def _rounding(node: exp.Expression, name: str) -> exp.Expression:
             out = spark(
                 f"CAST({name}(_0) AS DECIMAL({precision - scale + min(scale, 1)}, 0))", value
             )
-            return _typed(out, f"decimal({precision - scale + min(scale, 1)},0)")
+            return typed(out, f"decimal({precision - scale + min(scale, 1)},0)")
     raise Refused(f"{node.sql('athena')} (of a value other than an integer, double or decimal)")
 
 
@@ -1260,7 +1249,7 @@ def to_base64(data: Optional[bytes]) -> Optional[str]:
 
 @rewrites(exp.ToBase64, "to_base64")
 def _to_base64(node: exp.Expression) -> exp.Expression:
-    return _typed(udf_call("to_base64", _binary_arg(node, node.this)), "varchar")
+    return typed(udf_call("to_base64", _binary_arg(node, node.this)), "varchar")
 
 
 @rewrites(exp.SHA2Digest, "sha256 / sha512")
@@ -1269,12 +1258,12 @@ def _sha2(node: exp.Expression) -> exp.Expression:
     if length not in (256, 512):
         raise Refused(f"{node.sql('athena')}")
     value = _binary_arg(node, node.this)
-    return _typed(spark(f"unhex(sha2(_0, {length}))", value), "varbinary")
+    return typed(spark(f"unhex(sha2(_0, {length}))", value), "varbinary")
 
 
 @rewrites(exp.SHA, "sha1")
 def _sha1(node: exp.Expression) -> exp.Expression:
-    return _typed(spark("unhex(sha1(_0))", _binary_arg(node, node.this)), "varbinary")
+    return typed(spark("unhex(sha1(_0))", _binary_arg(node, node.this)), "varbinary")
 
 
 @udf("from_hex", "binary")
@@ -1295,7 +1284,7 @@ def _from_hex(node: exp.Expression) -> exp.Expression:
         raise Refused(f"{node.sql('athena')}")
     if not (_literal_text(node.this) is not None or functions._is_text(type_of(node.this))):
         raise Refused(f"{node.sql('athena')} (of a value other than varchar)")
-    return _typed(udf_call("from_hex", node.this), "varbinary")
+    return typed(udf_call("from_hex", node.this), "varbinary")
 
 
 _URL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-*_")
@@ -1347,7 +1336,7 @@ for _name in ("url_encode", "url_decode"):
         [value] = node.expressions
         if not (_literal_text(value) is not None or functions._is_text(type_of(value))):
             raise Refused(f"{node.sql('athena')} (of a value other than varchar)")
-        return _typed(udf_call(name, value), "varchar")
+        return typed(udf_call(name, value), "varchar")
 
     rewrites(_name, _name)(_url_text)
 
@@ -1390,7 +1379,7 @@ def _strpos_instance(cls: type) -> None:
         instance = node.args.get("occurrence")
         if instance is None or node.args.get("position") is not None:
             return entry.rewrite(node) if entry.rewrite is not None else node
-        return _typed(udf_call("strpos", node.this, node.args["substr"], instance), "bigint")
+        return typed(udf_call("strpos", node.this, node.args["substr"], instance), "bigint")
 
     functions.TABLE.entries[cls] = functions.Entry(entry.name, rewrite, entry.check)
 

@@ -5,7 +5,7 @@ the Athena (Trino) types of expressions as the translation needs them. Pure."""
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Union
 
 import sqlglot
 from sqlglot import exp
@@ -52,6 +52,22 @@ def spark(text: str, *args: exp.Expression) -> exp.Expression:
 def call(name: str, *args: exp.Expression) -> exp.Expression:
     """A Spark function call by name, rendered as written (``try_element_at(...)``)."""
     return exp.Anonymous(this=name, expressions=list(args))
+
+
+# Athena types sqlglot's DataType.build does not read from their name
+_OPAQUE = {"ipaddress": exp.DataType.Type.IPADDRESS, "uuid": exp.DataType.Type.UUID}
+
+
+def typed(node: exp.Expression, kind: Union[str, exp.DataType]) -> exp.Expression:
+    """``node`` with the Athena type ``kind`` (a type's name or a DataType), which
+    :func:`type_of` reports for it."""
+    if isinstance(kind, exp.DataType):
+        node.type = kind
+    elif kind in _OPAQUE:
+        node.type = exp.DataType(this=_OPAQUE[kind])
+    else:
+        node.type = exp.DataType.build(kind)
+    return node
 
 
 def type_of(node: exp.Expression) -> Optional[exp.DataType]:

@@ -46,7 +46,7 @@ from typing import Any, Optional, Tuple
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions import TIME_FORMS, Fails, Refused, rewrites
-from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, spark, type_of
+from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, spark, type_of, typed
 from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
 
 T = exp.DataType.Type
@@ -693,15 +693,13 @@ def _one_tstz(node: exp.Expression) -> exp.Expression:
 @rewrites("timezone_hour", "timezone_hour")
 def timezone_hour_(node: exp.Expression) -> exp.Expression:
     out = udf_call("timezone_hour", _one_tstz(node))
-    out.type = exp.DataType.build("bigint")
-    return out
+    return typed(out, "bigint")
 
 
 @rewrites("timezone_minute", "timezone_minute")
 def timezone_minute_(node: exp.Expression) -> exp.Expression:
     out = udf_call("timezone_minute", _one_tstz(node))
-    out.type = exp.DataType.build("bigint")
-    return out
+    return typed(out, "bigint")
 
 
 @rewrites("timezone", "timezone")
@@ -713,11 +711,9 @@ def timezone(node: exp.Expression) -> exp.Expression:
             match = re.search(r"([+-]\d{2}:\d{2})$", text)
             if match and match.group(1)[1:] != "00:00":
                 text_out = exp.Literal.string(match.group(1))
-                text_out.type = exp.DataType.build("varchar")
-                return text_out
+                return typed(text_out, "varchar")
     out = udf_call("tstz_zone", _one_tstz(node))
-    out.type = exp.DataType.build("varchar")
-    return out
+    return typed(out, "varchar")
 
 
 @rewrites("to_iso8601", "to_iso8601")
@@ -739,8 +735,7 @@ def to_iso8601(node: exp.Expression) -> exp.Expression:
         )
     else:
         raise Refused(f"{node.sql('athena')} (of a value other than a date or a zoned timestamp)")
-    out.type = exp.DataType.build("varchar")
-    return out
+    return typed(out, "varchar")
 
 
 @rewrites(exp.FromISO8601Timestamp, "from_iso8601_timestamp")
@@ -756,8 +751,7 @@ def from_iso8601_timestamp_nanos_(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.FromISO8601Date, "from_iso8601_date")
 def from_iso8601_date_(node: exp.Expression) -> exp.Expression:
     out = udf_call("from_iso8601_date", node.this)
-    out.type = exp.DataType.build("date")
-    return out
+    return typed(out, "date")
 
 
 @rewrites("from_unixtime_nanos", "from_unixtime_nanos")
@@ -774,8 +768,7 @@ def from_unixtime_nanos_(node: exp.Expression) -> exp.Expression:
 @rewrites("human_readable_seconds", "human_readable_seconds")
 def human_readable_seconds_(node: exp.Expression) -> exp.Expression:
     out = udf_call("human_readable_seconds", spark("CAST(_0 AS DOUBLE)", *node.expressions))
-    out.type = exp.DataType.build("varchar")
-    return out
+    return typed(out, "varchar")
 
 
 @rewrites("parse_duration", "parse_duration")
@@ -803,8 +796,7 @@ def tstz_date_diff_form(node: exp.Expression, unit: str) -> exp.Expression:
     if not (is_tstz(type_of(node.this)) and is_tstz(type_of(node.expression))):
         raise Refused(f"{node.sql('athena')} (of a zoned and an unzoned timestamp)")
     out = udf_call("tstz_date_diff", exp.Literal.string(unit), node.expression, node.this)
-    out.type = exp.DataType.build("bigint")
-    return out
+    return typed(out, "bigint")
 
 
 # ---- literals and casts --------------------------------------------------------------------------
@@ -1108,8 +1100,7 @@ def format_datetime(node: exp.Expression) -> exp.Expression:
         out = udf_call("format_datetime_ts", _micros(value), pattern)
     else:
         raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
-    out.type = exp.DataType.build("varchar")
-    return out
+    return typed(out, "varchar")
 
 
 # ---- format() of dates (Java's %t conversions) ---------------------------------------------------
@@ -1187,8 +1178,7 @@ def format_dates_form(node: exp.Expression) -> exp.Expression:
     ):
         raise Refused(f"{node.sql('athena')} (format of dates with conversions other than %t)")
     out = udf_call("format_dates", pattern, *node.expressions)
-    out.type = exp.DataType.build("varchar")
-    return out
+    return typed(out, "varchar")
 
 
 TIME_FORMS["format"] = format_dates_form
@@ -1242,8 +1232,7 @@ def cast_from_zoned(node: exp.Expression, safe: bool) -> exp.Expression:
         return _typed(out, f"timestamp({digits})", exp.DataType.build(f"timestamp({digits})"))
     if target.this == T.DATE:
         out = udf_call("tstz_to_date", value)
-        out.type = exp.DataType.build("date")
-        return out
+        return typed(out, "date")
     if target.this == T.VARCHAR and precision >= 3:  # Trino writes p digits
         out = udf_call("tstz_text", value)
         return _typed(out, "varchar", exp.DataType.build("varchar"))
@@ -1266,8 +1255,7 @@ def to_unixtime_form(node: exp.Expression) -> exp.Expression:
     if _precision(type_of(node.this)) > 3:
         raise Refused(f"{node.sql('athena')} (of a timestamp with time zone of more than 3 digits)")
     out = udf_call("tstz_unixtime", node.this)
-    out.type = exp.DataType.build("double")
-    return out
+    return typed(out, "double")
 
 
 TIME_FORMS["to_unixtime"] = to_unixtime_form
