@@ -168,3 +168,21 @@ def test_a_failing_query_is_reported_once_not_as_spark_stack_traces(tmp_path: An
         "FAILED INVALID_FUNCTION_ARGUMENT: duplicate key passed to JSON_OBJECT function",
     ], done.stdout + done.stderr[-3000:]
     assert "Executor" not in done.stderr and "at org.apache" not in done.stderr, done.stderr
+
+
+def test_a_udf_is_registered_when_a_statement_first_calls_it(emu: Emulator) -> None:
+    """The SQL session registers a Python UDF when a statement first calls it, not all of
+    them when it starts (140 took 4-6 s of the first statement's time)."""
+    from athena_spark_emulator.sql import execution
+
+    state, _ = run(emu, "select 1")
+    assert state == "SUCCEEDED"
+    (session,) = execution._SQL_SESSIONS.values()
+    assert not session.catalog.functionExists("athena_human_readable_seconds")
+    state, rows = run(emu, "select human_readable_seconds(96)")
+    assert state == "SUCCEEDED" and rows[1] == ["1 minute, 36 seconds"], rows
+    assert session.catalog.functionExists("athena_human_readable_seconds")
+    assert not session.catalog.functionExists("athena_try_human_readable_seconds")
+    state, rows = run(emu, "select try(human_readable_seconds(96))")
+    assert state == "SUCCEEDED" and rows[1] == ["1 minute, 36 seconds"], rows
+    assert session.catalog.functionExists("athena_try_human_readable_seconds")

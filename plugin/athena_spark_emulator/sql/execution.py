@@ -54,7 +54,6 @@ def sql_session(spark: Any) -> Any:
         child = spark.newSession()
         for key, value in SQL_SETTINGS.items():
             child.conf.set(key, value)
-        udfs.register_all(child)
         _SQL_SESSIONS.clear()  # a new parent session (tests): the old child goes with it
         _SQL_SESSIONS[id(spark)] = child
     return child

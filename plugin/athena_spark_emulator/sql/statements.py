@@ -39,7 +39,7 @@ from athena_spark_emulator.catalog import (
 )
 from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION
 from athena_spark_emulator.handlers import ATHENA, HANDLERS, Handler
-from athena_spark_emulator.sql import commands, results, syntax, translate
+from athena_spark_emulator.sql import commands, results, syntax, translate, udfs
 from athena_spark_emulator.sql.syntax import Name, Untranslatable
 from athena_spark_emulator.sql.translate import merge_plan
 
@@ -123,6 +123,11 @@ class Engine:
         self._temp_views: List[str] = []
         self._schemas: Dict[str, Dict[str, str]] = {}  # view -> {column: Spark type}
 
+    def sql(self, spark_sql: str) -> Any:
+        """``spark.sql(spark_sql)`` with the UDFs it calls registered (udfs.register_used)."""
+        udfs.register_used(self.spark, spark_sql)
+        return self.spark.sql(spark_sql)
+
     def close(self) -> None:
         for view in self._temp_views:
             self.spark.catalog.dropTempView(view)
@@ -191,7 +196,7 @@ class Engine:
         for table in syntax.tables_read(query):
             views[id(table)] = self.temp_view(table, statement)
         spark_sql = translate.to_spark(query, views, self._schemas)
-        frame = self.spark.sql(spark_sql)
+        frame = self.sql(spark_sql)
         names = translate.athena_names(frame.columns)
         frame = frame if names == frame.columns else frame.toDF(*names)
         json_columns = getattr(spark_sql, "json_columns", ())
@@ -716,16 +721,14 @@ def merge_into(engine: Engine, statement: Statement) -> Outcome:
     else:
         source_view = engine.register(engine.frame(using.this, statement))
     for query in plan.checks(target_view, source_view):
-        if engine.spark.sql(query).count():
+        if engine.sql(query).count():
             raise QueryFailed(
                 "MERGE_TARGET_ROW_MULTIPLE_MATCHES: One MERGE target table row matched more "
                 "than one source row"
             )
-    parts = [engine.spark.sql(q) for q in plan.queries(target_view, source_view)]
+    parts = [engine.sql(q) for q in plan.queries(target_view, source_view)]
     merged = parts[0].unionByName(parts[1]).unionByName(parts[2]).localCheckpoint()
-    changed = (
-        parts[1].count() + parts[2].count() + plan.deleted(engine.spark, target_view, source_view)
-    )
+    changed = parts[1].count() + parts[2].count() + plan.deleted(engine, target_view, source_view)
     engine.append_iceberg(merged, ref, overwrite=True)
     return Outcome("DML", update_count=changed)
 

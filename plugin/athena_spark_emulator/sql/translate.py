@@ -387,11 +387,12 @@ class MergePlan:
             f"GROUP BY {self.target}.__emulator_row HAVING count(*) > 1"
         ]
 
-    def deleted(self, spark: Any, target_view: str, source_view: str) -> int:
+    def deleted(self, engine: Any, target_view: str, source_view: str) -> int:
+        """The target rows the MERGE deletes (``engine``: statements.Engine, which runs SQL)."""
         query = (
             f"SELECT 1 {self._from(target_view, source_view, 'JOIN')} WHERE {self._delete_case()}"
         )
-        return int(spark.sql(query).count())
+        return int(engine.sql(query).count())
 
 
 def _spark(node: Optional[exp.Expression]) -> str:

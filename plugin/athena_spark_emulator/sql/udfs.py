@@ -14,6 +14,7 @@ traceback. ``try(...)`` around such a call returns NULL through the ``try_`` twi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Dict
 
@@ -94,7 +95,18 @@ def athena_error(text: str) -> str:
     return text[start + len(ERROR_MARK) : end if end >= 0 else None]
 
 
-def register_all(session: Any) -> None:
-    """Register every UDF on ``session`` (a SparkSession)."""
-    for item in UDFS.values():
-        session.udf.register(item.name, item.fn, item.returns)
+_CALLED = re.compile(rf"\b({PREFIX}\w+)\s*\(", re.IGNORECASE)
+
+
+def register_used(session: Any, spark_sql: str) -> None:
+    """Register on ``session`` (a SparkSession) the UDFs ``spark_sql`` calls that it does not
+    have yet. Registering is a few dozen JVM calls per UDF (all 140 at once took 4-6 s), so
+    a session gets only the ones its statements use, each once."""
+    if PREFIX not in spark_sql.lower():
+        return
+    registered = session.__dict__.setdefault("_athena_udfs", set())
+    for name in {m.group(1).lower() for m in _CALLED.finditer(spark_sql)} - registered:
+        item = UDFS.get(name)
+        if item is not None:
+            session.udf.register(item.name, item.fn, item.returns)
+            registered.add(name)
