@@ -17,7 +17,7 @@ import pytest
 
 import athena_spark_emulator.profile as emulator_profile
 from athena_spark_emulator import Emulator
-from athena_spark_emulator.constants import DATA_BUCKET, SPARK_WORK_GROUP, STAGING_BUCKET
+from athena_spark_emulator.core.constants import DATA_BUCKET, SPARK_WORK_GROUP, STAGING_BUCKET
 from athena_spark_emulator.profile import athena_target, ensure_data_catalog
 from athena_spark_emulator.profile import prepare as prepare_base
 from tests import forked_dbt

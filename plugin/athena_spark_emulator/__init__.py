@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION
+from athena_spark_emulator.core.constants import LOCAL_ACCOUNT, REGION
 
 __all__ = ["LOCAL_ACCOUNT", "REGION", "Emulator"]
 

@@ -26,9 +26,9 @@ from typing import Any, Deque, Dict, Iterator, List, Optional, Set
 
 from athena_spark_emulator.calculations import CalculationStore, Executor
 from athena_spark_emulator.catalog import Catalog
-from athena_spark_emulator.errors import AwsError
+from athena_spark_emulator.core import context
+from athena_spark_emulator.core.errors import AwsError
 
-_CURRENT = threading.local()
 REQUEST_LOG_SIZE = 20000
 
 
@@ -152,7 +152,7 @@ class EmulatorBackend:
     def before_call(self, action: str, params: Optional[Dict[str, Any]] = None) -> None:
         """Count one call of ``action``, wait its injected latency (``latency[action]``, else
         ``latency["*"]``), and raise the first injected fault that matches it
-        (:class:`~athena_spark_emulator.errors.AwsError`), if any. Called for every request:
+        (:class:`~athena_spark_emulator.core.errors.AwsError`), if any. Called for every request:
         by ``responses.dispatch`` (JSON and query protocols) and by the S3 middleware of
         ``server.py``, which write the error in the request's protocol. ``params`` are the
         request's parameters, kept in the request log and matched by the faults."""
@@ -192,13 +192,10 @@ class EmulatorBackend:
     def serving(self, call: Call) -> Iterator[Call]:
         """One request: bound to this backend, ``call`` current while it is answered, then
         logged (unless no action was named: the emulator's and moto's own endpoints)."""
-        previous = getattr(_CURRENT, "call", None)
-        _CURRENT.call = call
         try:
-            with self.bound():
+            with context.bound("call", call), self.bound():
                 yield call
         finally:
-            _CURRENT.call = previous
             call.end = time.time()
             if call.action:
                 with self.lock:
@@ -219,19 +216,15 @@ class EmulatorBackend:
     # -- which emulator a thread works for --------------------------------------------------
     @contextlib.contextmanager
     def bound(self) -> Iterator[EmulatorBackend]:
-        previous = getattr(_CURRENT, "backend", None)
-        _CURRENT.backend = self
-        try:
+        with context.bound("backend", self):
             yield self
-        finally:
-            _CURRENT.backend = previous
 
 
 def current_call() -> Optional[Call]:
     """The request this thread is answering (see :meth:`EmulatorBackend.serving`)."""
-    return getattr(_CURRENT, "call", None)
+    return context.current_call()
 
 
 def current() -> Optional[EmulatorBackend]:
     """The backend this thread works for (an emulator's request or calculation thread)."""
-    return getattr(_CURRENT, "backend", None)
+    return context.current_backend()

@@ -8,7 +8,7 @@ to the executor on a worker thread; its state moves CREATING -> RUNNING -> COMPL
 FAILED (or CANCELED by StopCalculationExecution, or by TerminateSession of its session).
 
 A calculation runs as its session's execution role (the work group's): while it runs,
-:func:`current_principal` names that role on the worker thread, so the catalog checks the
+``core.context.current_principal`` names that role on the worker thread, so the catalog checks the
 owner's grants for the role, not for dbt's identity. Sessions and calculations report the
 DPU time Athena bills (``Statistics.DpuExecutionInMillis``), modelled by :func:`session_dpu_millis`
 and :func:`calculation_dpu_millis`.
@@ -23,13 +23,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, ContextManager, Dict, List, Optional, Tuple
 
-_PRINCIPAL = threading.local()
-
-
-def current_principal() -> Optional[str]:
-    """The execution role of the calculation running on this thread (None elsewhere)."""
-    return getattr(_PRINCIPAL, "value", None)
-
+from athena_spark_emulator.core import context
 
 # An executor runs one CodeBlock with the session's Spark properties and returns
 # (succeeded, text): stdout on success, the Python traceback on failure.
@@ -190,7 +184,7 @@ class CalculationStore:
     def _run(self, calc: Calculation) -> None:
         calc.state, calc.started = "RUNNING", time.time()
         session = self.sessions.get(calc.session_id)
-        _PRINCIPAL.value = session.execution_role if session is not None else None
+        context.set_principal(session.execution_role if session is not None else None)
         busy = self.session_lifecycle and session is not None and session.state == "IDLE"
         if busy:
             session.state = "BUSY"  # type: ignore[union-attr]
@@ -200,7 +194,7 @@ class CalculationStore:
         except BaseException as exc:  # an executor bug must still end the calculation
             ok, text = False, f"emulator executor crashed: {exc!r}"
         finally:
-            _PRINCIPAL.value = None
+            context.set_principal(None)
             if busy and session is not None and session.state == "BUSY":
                 session.state = "IDLE"
         if calc.state == "CANCELED":

@@ -42,8 +42,13 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from athena_spark_emulator import glue_types
-from athena_spark_emulator.calculations import current_principal
-from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION, ROLE_NAME, SEPARATOR_PROPERTY
+from athena_spark_emulator.core.constants import (
+    LOCAL_ACCOUNT,
+    REGION,
+    ROLE_NAME,
+    SEPARATOR_PROPERTY,
+)
+from athena_spark_emulator.core.context import current_principal
 from athena_spark_emulator.sts_roles import Roles
 
 __all__ = [

@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from athena_spark_emulator.constants import SPARK_WORK_GROUP
-from athena_spark_emulator.errors import EmulatorError, require_extra, require_java
+from athena_spark_emulator.core.constants import SPARK_WORK_GROUP
+from athena_spark_emulator.core.errors import EmulatorError, require_extra, require_java
 
 PROG = "athena-spark-emulator"
 INTERRUPTED = 130

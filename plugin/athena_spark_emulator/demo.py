@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Dict, List, Optional, Sequence
 
 from athena_spark_emulator.cli import INTERRUPTED, Interrupted, interrupts
-from athena_spark_emulator.constants import LOCAL_ACCOUNT, SCHEMA
+from athena_spark_emulator.core.constants import LOCAL_ACCOUNT, SCHEMA
 from athena_spark_emulator.profile import dbt_executable
 
 PARTNER_ACCOUNT = "999999999999"

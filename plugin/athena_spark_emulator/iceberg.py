@@ -30,7 +30,7 @@ import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from athena_spark_emulator import glue_types
-from athena_spark_emulator.constants import ACCESS_KEY, REGION, SECRET_KEY
+from athena_spark_emulator.core.constants import ACCESS_KEY, REGION, SECRET_KEY
 from athena_spark_emulator.glue_types import GlueType
 
 #: Header on the Glue requests of Spark's Iceberg catalogs: route CatalogId to its owner.

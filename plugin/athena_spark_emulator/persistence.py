@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from athena_spark_emulator.catalog import Catalog, glue_backend, table_input_of
-from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION
-from athena_spark_emulator.errors import EmulatorError
+from athena_spark_emulator.core.constants import LOCAL_ACCOUNT, REGION
+from athena_spark_emulator.core.errors import EmulatorError
 
 STATE_FILE = "emulator-state.json"
 LOCK_FILE = ".lock"

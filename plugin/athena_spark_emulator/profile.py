@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from athena_spark_emulator.constants import (
+from athena_spark_emulator.core.constants import (
     ACCESS_KEY,
     DATA_BUCKET,
     EXECUTION_ROLE_ARN,

@@ -61,7 +61,7 @@ def _executor(config: pytest.Config) -> str:
 @pytest.fixture(scope="session")
 def athena_emulator(request: pytest.FixtureRequest) -> Iterator[Any]:
     """A started, prepared emulator for the whole test session (see the module doc)."""
-    from athena_spark_emulator.errors import EmulatorError, require_extra, require_java
+    from athena_spark_emulator.core.errors import EmulatorError, require_extra, require_java
 
     executor = _executor(request.config)
     try:

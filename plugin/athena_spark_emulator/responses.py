@@ -31,8 +31,8 @@ from athena_spark_emulator.calculations import (
     calculation_dpu_millis,
     session_dpu_millis,
 )
-from athena_spark_emulator.constants import EXECUTION_ROLE_ARN, REGION, STAGING_BUCKET
-from athena_spark_emulator.errors import AwsError, invalid_request
+from athena_spark_emulator.core.constants import EXECUTION_ROLE_ARN, REGION, STAGING_BUCKET
+from athena_spark_emulator.core.errors import AwsError, invalid_request
 from athena_spark_emulator.iceberg import SPARK_CLIENT, SPARK_CLIENT_HEADER
 from athena_spark_emulator.sts_roles import StsRefusal
 

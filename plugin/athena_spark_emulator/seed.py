@@ -50,7 +50,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
-from athena_spark_emulator.errors import EmulatorError
+from athena_spark_emulator.core.errors import EmulatorError
 
 SCHEMA_PATH = Path(__file__).with_name("seed_schema.json")
 Spec = Union[str, Path, Dict[str, Any]]

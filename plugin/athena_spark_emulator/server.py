@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 from urllib.parse import parse_qs
 
-from athena_spark_emulator.errors import require_extra
+from athena_spark_emulator.core.errors import require_extra
 
 require_extra("moto")
 
@@ -47,13 +47,13 @@ from moto.moto_server.threaded_moto_server import ThreadedMotoServer  # noqa: E4
 from athena_spark_emulator import calculations, control, hooks, profile, responses  # noqa: E402
 from athena_spark_emulator.backend import Call, EmulatorBackend  # noqa: E402
 from athena_spark_emulator.catalog import Catalog, TableRef  # noqa: E402
-from athena_spark_emulator.constants import (  # noqa: E402
+from athena_spark_emulator.core.constants import (  # noqa: E402
     ACCESS_KEY,
     LOCAL_ACCOUNT,
     REGION,
     SECRET_KEY,
 )
-from athena_spark_emulator.errors import AwsError  # noqa: E402
+from athena_spark_emulator.core.errors import AwsError  # noqa: E402
 
 ExecutorSpec = Union[str, calculations.Executor, None]
 

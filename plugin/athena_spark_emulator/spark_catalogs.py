@@ -41,7 +41,6 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from athena_spark_emulator import glue_types, hive_partitions, iceberg
-from athena_spark_emulator.calculations import current_principal
 from athena_spark_emulator.catalog import (
     Catalog,
     HiveClientRefusal,
@@ -51,8 +50,9 @@ from athena_spark_emulator.catalog import (
     glue_name,
     is_iceberg,
 )
-from athena_spark_emulator.constants import REGION
-from athena_spark_emulator.handlers import HANDLERS, SPARK
+from athena_spark_emulator.core.constants import REGION
+from athena_spark_emulator.core.context import current_principal
+from athena_spark_emulator.core.handlers import HANDLERS, SPARK
 from athena_spark_emulator.sts_roles import StsRefusal
 
 CATALOG_PREFIX = "spark.sql.catalog."

@@ -38,11 +38,11 @@ import traceback
 from pathlib import Path
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
-from athena_spark_emulator import backend as backend_module
 from athena_spark_emulator import catalog as catalog_module
 from athena_spark_emulator import hive_partitions, spark_catalogs
 from athena_spark_emulator.catalog import Catalog, TableRef
-from athena_spark_emulator.constants import REGION
+from athena_spark_emulator.core import context
+from athena_spark_emulator.core.constants import REGION
 from athena_spark_emulator.spark_catalogs import SessionState
 
 _RUN_LOCK = threading.RLock()  # one calculation (or Spark-backed SQL statement) at a time
@@ -374,7 +374,7 @@ class SparkExecutor:
     def catalog(self) -> Catalog:
         if self._catalog is not None:
             return self._catalog
-        backend = backend_module.current()  # the emulator whose calculation thread this is
+        backend = context.current_backend()  # the emulator whose calculation thread this is
         if backend is None:
             raise RuntimeError(
                 "SparkExecutor() without a catalog runs only on an emulator's threads; "

@@ -28,8 +28,8 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from athena_spark_emulator import persistence
-from athena_spark_emulator.constants import SCHEMA
-from athena_spark_emulator.errors import EmulatorError
+from athena_spark_emulator.core.constants import SCHEMA
+from athena_spark_emulator.core.errors import EmulatorError
 from athena_spark_emulator.persistence import STATE_FILE
 from athena_spark_emulator.profile import profiles_yml
 from tests.stack import dbt_cli

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.constants import EXECUTION_ROLE_ARN, REGION
+from athena_spark_emulator.core.constants import EXECUTION_ROLE_ARN, REGION
 from athena_spark_emulator.profile import profiles_yml
 from tests.emulator.doctor_project import fix_of, line, write_project_files
 

@@ -146,7 +146,7 @@ def test_a_grant_names_an_account_or_one_principal(emu, monkeypatch):
     """A Glue resource policy's Principal is an account (all of it) or one role/user ARN;
     Spark reads as the work group's execution role, Glue API calls as their signer."""
     from athena_spark_emulator.catalog import GlueAccessDenied, TableRef
-    from athena_spark_emulator.constants import EXECUTION_ROLE_ARN
+    from athena_spark_emulator.core.constants import EXECUTION_ROLE_ARN
 
     monkeypatch.setattr(emu, "glue_owner_routing", True)
     monkeypatch.setitem(emu.catalog.grants, PARTNER, set())  # whatever other tests granted

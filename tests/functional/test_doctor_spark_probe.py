@@ -31,7 +31,7 @@ from typing import Any, Dict, Iterator, List, Tuple
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.constants import EXECUTION_ROLE_ARN
+from athena_spark_emulator.core.constants import EXECUTION_ROLE_ARN
 from athena_spark_emulator.profile import dbt_env, dbt_executable, profiles_yml
 from tests.emulator.doctor_project import fix_of, line, write_planted_project
 

@@ -22,7 +22,7 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.catalog import TableRef
-from athena_spark_emulator.constants import EXECUTION_ROLE_ARN
+from athena_spark_emulator.core.constants import EXECUTION_ROLE_ARN
 from tests.conftest import REPO_ROOT, read_plan_in
 from tests.integration.conftest import rows, seeded_with_spark
 from tests.stack import dbt_cli

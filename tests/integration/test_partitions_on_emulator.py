@@ -281,7 +281,7 @@ def test_create_table_without_external_is_refused_for_hive(project: Project) -> 
 def test_sql_is_refused_on_the_spark_work_group(project: Project) -> None:
     from botocore.exceptions import ClientError
 
-    from athena_spark_emulator.constants import SPARK_WORK_GROUP
+    from athena_spark_emulator.core.constants import SPARK_WORK_GROUP
 
     with pytest.raises(ClientError) as refused:
         athena(project.emulator, "select 1", work_group=SPARK_WORK_GROUP)

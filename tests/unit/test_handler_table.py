@@ -1,11 +1,12 @@
-"""The emulator's one table of statement handlers (athena_spark_emulator.handlers): Athena
+"""The emulator's one table of statement handlers (athena_spark_emulator.core.handlers): Athena
 SQL and spark.sql inside calculations are both picked from it by (dialect, kind)."""
 
 from __future__ import annotations
 
 import pytest
 
-from athena_spark_emulator import handlers, spark_catalogs
+from athena_spark_emulator import spark_catalogs
+from athena_spark_emulator.core import handlers
 from athena_spark_emulator.sql import statements as sql_statements
 
 

@@ -37,8 +37,8 @@ from athena_spark_emulator.catalog import (
     glue_name,
     is_iceberg,
 )
-from athena_spark_emulator.constants import LOCAL_ACCOUNT, REGION
-from athena_spark_emulator.handlers import ATHENA, HANDLERS, Handler
+from athena_spark_emulator.core.constants import LOCAL_ACCOUNT, REGION
+from athena_spark_emulator.core.handlers import ATHENA, HANDLERS, Handler
 from athena_spark_emulator.sql import commands, results, syntax, translate, udfs
 from athena_spark_emulator.sql.syntax import Name, Untranslatable
 from athena_spark_emulator.sql.translate import merge_plan

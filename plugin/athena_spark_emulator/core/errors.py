@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Dict, Tuple
 
-from athena_spark_emulator.constants import INSTALL_HINT
+from athena_spark_emulator.core.constants import INSTALL_HINT
 
 JSON_CONTENT_TYPE = "application/x-amz-json-1.1"
 
