@@ -24,8 +24,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Deque, Dict, Iterator, List, Optional, Set
 
+from athena_spark_emulator.accounts.catalog import Catalog
 from athena_spark_emulator.calculations import CalculationStore, Executor
-from athena_spark_emulator.catalog import Catalog
 from athena_spark_emulator.core import context
 from athena_spark_emulator.core.errors import AwsError
 

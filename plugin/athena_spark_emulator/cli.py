@@ -82,7 +82,7 @@ def start_emulator(
             "--data-dir and --warehouse both set: --data-dir DIR keeps the files in DIR/s3/ "
             "(it is the warehouse); use one of them"
         )
-    from athena_spark_emulator import seed as seed_module
+    from athena_spark_emulator.accounts import seed as seed_module
 
     document = seed_module.load(seed) if seed else None  # a bad seed fails before anything
     require_extra("moto")
@@ -137,7 +137,7 @@ def _start_spark(emulator: Any) -> None:
 def _open_store(data_dir: Optional[str]) -> Any:
     if not data_dir:
         return None
-    from athena_spark_emulator.persistence import Store
+    from athena_spark_emulator.accounts.persistence import Store
 
     return Store(Path(data_dir)).open()
 
@@ -268,7 +268,7 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def validate(args: argparse.Namespace) -> int:
-    from athena_spark_emulator import seed as seed_module
+    from athena_spark_emulator.accounts import seed as seed_module
 
     document = seed_module.load(args.file)
     accounts = document.data.get("accounts") or {}

@@ -116,7 +116,7 @@ def print_table(title: str, rows: List[Dict[str, object]]) -> None:
 
 def print_iceberg_source(emu: object) -> None:
     """What partner_shipments_iceberg read: the partner's Iceberg table, as Glue holds it."""
-    from athena_spark_emulator.catalog import TableRef
+    from athena_spark_emulator.accounts.catalog import TableRef
 
     for account in (PARTNER_ACCOUNT, LOCAL_ACCOUNT):
         table = emu.catalog.get_table(TableRef(account, "sales", "shipments"))  # type: ignore[attr-defined]

@@ -45,8 +45,8 @@ import boto3  # noqa: E402
 from moto.moto_server.threaded_moto_server import ThreadedMotoServer  # noqa: E402
 
 from athena_spark_emulator import calculations, control, hooks, profile, responses  # noqa: E402
+from athena_spark_emulator.accounts.catalog import Catalog, TableRef  # noqa: E402
 from athena_spark_emulator.backend import Call, EmulatorBackend  # noqa: E402
-from athena_spark_emulator.catalog import Catalog, TableRef  # noqa: E402
 from athena_spark_emulator.core.constants import (  # noqa: E402
     ACCESS_KEY,
     LOCAL_ACCOUNT,
@@ -351,7 +351,7 @@ class Emulator:
 
     def seed(self, spec: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
         """Apply a seed file or dict (see seed.py); returns the spec applied."""
-        from athena_spark_emulator import seed
+        from athena_spark_emulator.accounts import seed
 
         return seed.apply(self, spec)
 

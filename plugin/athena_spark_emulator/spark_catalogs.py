@@ -40,8 +40,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from athena_spark_emulator import glue_types, hive_partitions, iceberg
-from athena_spark_emulator.catalog import (
+from athena_spark_emulator.accounts import glue_types, hive_partitions, iceberg
+from athena_spark_emulator.accounts.catalog import (
     Catalog,
     HiveClientRefusal,
     InvalidTableName,
@@ -50,10 +50,10 @@ from athena_spark_emulator.catalog import (
     glue_name,
     is_iceberg,
 )
+from athena_spark_emulator.accounts.sts_roles import StsRefusal
 from athena_spark_emulator.core.constants import REGION
 from athena_spark_emulator.core.context import current_principal
 from athena_spark_emulator.core.handlers import HANDLERS, SPARK
-from athena_spark_emulator.sts_roles import StsRefusal
 
 CATALOG_PREFIX = "spark.sql.catalog."
 SESSION_CATALOG = "spark_catalog"

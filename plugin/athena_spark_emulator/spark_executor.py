@@ -38,9 +38,10 @@ import traceback
 from pathlib import Path
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
-from athena_spark_emulator import catalog as catalog_module
-from athena_spark_emulator import hive_partitions, spark_catalogs
-from athena_spark_emulator.catalog import Catalog, TableRef
+from athena_spark_emulator import spark_catalogs
+from athena_spark_emulator.accounts import catalog as catalog_module
+from athena_spark_emulator.accounts import hive_partitions
+from athena_spark_emulator.accounts.catalog import Catalog, TableRef
 from athena_spark_emulator.core import context
 from athena_spark_emulator.core.constants import REGION
 from athena_spark_emulator.spark_catalogs import SessionState

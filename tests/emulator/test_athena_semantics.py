@@ -16,7 +16,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.catalog import TableRef
+from athena_spark_emulator.accounts.catalog import TableRef
 
 
 @pytest.fixture(scope="module")

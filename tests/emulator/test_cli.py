@@ -14,9 +14,9 @@ from typing import Dict, Optional
 
 import pytest
 
-from athena_spark_emulator import seed as seed_module
+from athena_spark_emulator.accounts import seed as seed_module
+from athena_spark_emulator.accounts.seed import SeedError
 from athena_spark_emulator.core.constants import INSTALL_HINT
-from athena_spark_emulator.seed import SeedError
 
 CLI = str(Path(sys.executable).parent / "athena-spark-emulator")
 

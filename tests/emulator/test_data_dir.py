@@ -27,10 +27,10 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from athena_spark_emulator import persistence
+from athena_spark_emulator.accounts import persistence
+from athena_spark_emulator.accounts.persistence import STATE_FILE
 from athena_spark_emulator.core.constants import SCHEMA
 from athena_spark_emulator.core.errors import EmulatorError
-from athena_spark_emulator.persistence import STATE_FILE
 from athena_spark_emulator.profile import profiles_yml
 from tests.stack import dbt_cli
 
@@ -277,7 +277,7 @@ def test_a_read_only_directory_is_refused_at_start_naming_it(tmp_path, monkeypat
 
 def test_a_file_that_cannot_be_removed_is_a_clear_error_not_a_traceback(tmp_path, monkeypatch):
     """DeleteObjects on a directory that turned read-only: the request's answer names it."""
-    from athena_spark_emulator.catalog import Catalog
+    from athena_spark_emulator.accounts.catalog import Catalog
 
     store = persistence.Store(tmp_path)
     store.catalog = Catalog(tmp_path)
@@ -291,7 +291,7 @@ def test_a_file_that_cannot_be_removed_is_a_clear_error_not_a_traceback(tmp_path
     monkeypatch.setattr(Path, "unlink", refuse)
     store.remove(BUCKET, "a/part-0.json")
     monkeypatch.setattr(persistence.Store, "_write_objects", lambda self: None)
-    monkeypatch.setattr("athena_spark_emulator.persistence.snapshot", lambda catalog: {})
+    monkeypatch.setattr("athena_spark_emulator.accounts.persistence.snapshot", lambda catalog: {})
     store._saved_text = "{}"
     failure = store.checkpoint()
     assert failure is not None and failure.startswith(
@@ -310,7 +310,7 @@ def test_a_state_file_that_is_not_one_is_named_at_start(tmp_path):
 def test_the_accounts_roles_are_kept_with_who_may_assume_them(tmp_path):
     """A seed's roles (``accounts.<id>.roles``) survive a restart on the same directory:
     without them every read through a role would be refused after it."""
-    from athena_spark_emulator.catalog import Catalog
+    from athena_spark_emulator.accounts.catalog import Catalog
 
     before = Catalog(tmp_path / "a")
     reader = before.roles.add("321321321321", "dbt-reader", ["arn:aws:iam::123:role/X"], "id-1")

@@ -145,7 +145,7 @@ def test_two_emulators_in_one_process_keep_their_own_counters_and_grants(emu):
 def test_a_grant_names_an_account_or_one_principal(emu, monkeypatch):
     """A Glue resource policy's Principal is an account (all of it) or one role/user ARN;
     Spark reads as the work group's execution role, Glue API calls as their signer."""
-    from athena_spark_emulator.catalog import GlueAccessDenied, TableRef
+    from athena_spark_emulator.accounts.catalog import GlueAccessDenied, TableRef
     from athena_spark_emulator.core.constants import EXECUTION_ROLE_ARN
 
     monkeypatch.setattr(emu, "glue_owner_routing", True)

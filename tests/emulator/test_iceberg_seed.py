@@ -9,7 +9,7 @@ import json
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.seed import SeedError
+from athena_spark_emulator.accounts.seed import SeedError
 from tests.stack import prepare_base
 
 OWNER_A = "444444444444"
@@ -50,7 +50,7 @@ def glue_table(emu: Emulator, account: str, database: str = "ice", table: str = 
 
 
 def iceberg_rows(emu: Emulator, account: str) -> list:
-    from athena_spark_emulator import iceberg
+    from athena_spark_emulator.accounts import iceberg
 
     table = iceberg.load_table(emu.endpoint_url, account, "ice", "orders", as_account=account)
     return sorted(table.scan().to_arrow().to_pylist(), key=lambda r: r["order_id"])
@@ -128,7 +128,7 @@ def test_a_json_seed_types_decimals_and_timestamps_of_an_iceberg_table(bare, tmp
     import datetime
     from decimal import Decimal
 
-    from athena_spark_emulator import iceberg
+    from athena_spark_emulator.accounts import iceberg
 
     rows = [[1, 10.25, "2024-02-29 12:34:56.5", "2024-02-29"], {"id": 2, "amount": "0.10"}]
     table = {"format": "iceberg", "columns": TYPED, "rows": rows}

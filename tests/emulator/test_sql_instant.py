@@ -11,7 +11,7 @@ from typing import Any, Tuple
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.catalog import TableRef
+from athena_spark_emulator.accounts.catalog import TableRef
 from athena_spark_emulator.sql import statements as sql_statements
 from tests.stack import prepare_base
 

@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.catalog import TableRef
+from athena_spark_emulator.accounts.catalog import TableRef
 from athena_spark_emulator.spark_executor import SparkExecutor, read_rows
 from tests.conftest import REPO_ROOT
 from tests.stack import SESSION_EMULATOR, athena_target, dbt_cli

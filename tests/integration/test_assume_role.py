@@ -21,7 +21,7 @@ from typing import Dict, Iterator, List
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.catalog import TableRef
+from athena_spark_emulator.accounts.catalog import TableRef
 from athena_spark_emulator.core.constants import EXECUTION_ROLE_ARN
 from tests.conftest import REPO_ROOT, read_plan_in
 from tests.integration.conftest import rows, seeded_with_spark

@@ -19,7 +19,7 @@ from typing import Dict, Iterator, List
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.catalog import TableRef
+from athena_spark_emulator.accounts.catalog import TableRef
 from tests.conftest import REPO_ROOT, read_plan_in
 from tests.integration.conftest import rows, seeded_with_spark
 from tests.stack import dbt_cli

@@ -20,7 +20,7 @@ from typing import Any, Dict, Iterator, List, Optional
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.catalog import TableRef
+from athena_spark_emulator.accounts.catalog import TableRef
 from tests.integration.conftest import rows, seeded_with_spark
 from tests.stack import dbt_cli
 
@@ -116,7 +116,7 @@ def test_insert_overwrite_run_twice_replaces_exactly_the_changed_partition(
 
 
 def test_partitions_survive_the_data_dir(project: Project, tmp_path: Path) -> None:
-    from athena_spark_emulator import persistence
+    from athena_spark_emulator.accounts import persistence
 
     ref = TableRef(LOCAL_ACCOUNT, SCHEMA, "orders_by_day")
     catalog = project.emulator.catalog
@@ -186,7 +186,7 @@ def test_a_partitioned_iceberg_table_built_merged_into_and_read_by_a_python_mode
     """partitioned_by=['day(event_ts)', 'bucket(4, customer_id)'] on an Iceberg model: it
     was NOT_SUPPORTED ("partitioned Iceberg tables"); now a real partitioned Iceberg table,
     merged into on the second run and read by a Python model."""
-    from athena_spark_emulator import iceberg
+    from athena_spark_emulator.accounts import iceberg
 
     first = project.dbt("run", "--select", "events")
     assert first.returncode == 0, first.stdout[-3000:]

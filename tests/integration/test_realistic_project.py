@@ -20,7 +20,7 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.catalog import TableRef
+from athena_spark_emulator.accounts.catalog import TableRef
 from tests.conftest import REPO_ROOT
 from tests.integration.conftest import rows, seeded_with_spark
 from tests.stack import athena_rows as stack_athena_rows

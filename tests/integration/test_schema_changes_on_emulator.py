@@ -174,7 +174,8 @@ def test_an_iceberg_column_type_change_as_dbt_athena_sends_it(runs: Dict[str, An
         assert done["state"] == "SUCCEEDED", (sql, done["reason"])
     assert columns(emulator, "retyped") == ["id", "v"]
     assert rows(SCHEMA, "retyped", order_by="id") == [{"id": 1, "v": 10}, {"id": 2, "v": 20}]
-    from athena_spark_emulator import LOCAL_ACCOUNT, iceberg
+    from athena_spark_emulator import LOCAL_ACCOUNT
+    from athena_spark_emulator.accounts import iceberg
 
     table = iceberg.load_table(
         emulator.endpoint_url, LOCAL_ACCOUNT, SCHEMA, "retyped", as_account=LOCAL_ACCOUNT

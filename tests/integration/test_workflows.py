@@ -184,7 +184,7 @@ def test_defer_reads_the_relation_ref_renders_in_the_owner_account(dbt, world, p
 
 # ---- dbt run --empty ----------------------------------------------------------------------------
 def test_empty_run_writes_the_schema_and_no_rows(dbt, world):
-    from athena_spark_emulator.catalog import TableRef
+    from athena_spark_emulator.accounts.catalog import TableRef
 
     models = ["from_env", "two_partners"]  # one owner catalog, and two
     for model in models:

@@ -67,7 +67,7 @@ def test_wheel_holds_only_the_plugin_the_emulator_and_dist_info(built: Built) ->
         and "__pycache__" not in p.parts
     )
     assert package == expected
-    assert f"{EMULATOR}/seed_schema.json" in package
+    assert f"{EMULATOR}/accounts/seed_schema.json" in package
     assert f"{MODULE}/py.typed" in package
     assert f"{MODULE}/__init__.py" in package
     extra = sorted(

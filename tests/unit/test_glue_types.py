@@ -1,4 +1,4 @@
-"""The seed's Glue types (athena_spark_emulator.glue_types): the type grammar, which values
+"""The seed's Glue types (athena_spark_emulator.accounts.glue_types): the type grammar, which values
 fit which type, what they become, and their text in a Hive table's JSON file. Pure: no
 emulator, no Spark (hypothesis, so not in tests/pure/)."""
 
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from athena_spark_emulator import glue_types
-from athena_spark_emulator.glue_types import GlueTypeError, ValueMismatch, convert, parse
+from athena_spark_emulator.accounts import glue_types
+from athena_spark_emulator.accounts.glue_types import GlueTypeError, ValueMismatch, convert, parse
 
 # ---- the grammar --------------------------------------------------------------------------
 

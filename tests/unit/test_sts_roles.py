@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from athena_spark_emulator.sts_roles import Roles, StsRefusal
+from athena_spark_emulator.accounts.sts_roles import Roles, StsRefusal
 
 EXECUTION_ROLE = "arn:aws:iam::123456789012:role/AthenaSparkExecutionRole"
 READER = "arn:aws:iam::321321321321:role/dbt-reader"

@@ -11,8 +11,8 @@ from typing import Any, Dict, List, Mapping, Sequence
 
 from sqlglot import exp
 
-from athena_spark_emulator import hive_partitions
-from athena_spark_emulator.catalog import TableRef, is_iceberg
+from athena_spark_emulator.accounts import hive_partitions
+from athena_spark_emulator.accounts.catalog import TableRef, is_iceberg
 from athena_spark_emulator.sql import commands, syntax
 from athena_spark_emulator.sql.statements import (
     Engine,

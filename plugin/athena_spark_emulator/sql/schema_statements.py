@@ -22,8 +22,8 @@ from typing import Any, List, Sequence, Tuple
 
 from sqlglot import exp
 
-from athena_spark_emulator import iceberg
-from athena_spark_emulator.catalog import TableRef, is_iceberg
+from athena_spark_emulator.accounts import iceberg
+from athena_spark_emulator.accounts.catalog import TableRef, is_iceberg
 from athena_spark_emulator.sql import commands, syntax
 from athena_spark_emulator.sql.statements import (
     Engine,

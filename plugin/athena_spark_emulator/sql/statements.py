@@ -28,8 +28,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from sqlglot import exp
 
-from athena_spark_emulator import hive_partitions, iceberg
-from athena_spark_emulator.catalog import (
+from athena_spark_emulator.accounts import hive_partitions, iceberg
+from athena_spark_emulator.accounts.catalog import (
     Catalog,
     TableRef,
     columns_of,

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from urllib.parse import unquote
 
-from athena_spark_emulator.catalog import Catalog, TableRef, glue_backend
+from athena_spark_emulator.accounts.catalog import Catalog, TableRef, glue_backend
 
 MAX_OPEN_PARTITIONS = 100
 DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"

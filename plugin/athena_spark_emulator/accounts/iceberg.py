@@ -29,9 +29,9 @@ import importlib
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from athena_spark_emulator import glue_types
+from athena_spark_emulator.accounts import glue_types
+from athena_spark_emulator.accounts.glue_types import GlueType
 from athena_spark_emulator.core.constants import ACCESS_KEY, REGION, SECRET_KEY
-from athena_spark_emulator.glue_types import GlueType
 
 #: Header on the Glue requests of Spark's Iceberg catalogs: route CatalogId to its owner.
 SPARK_CLIENT_HEADER = "x-athena-emulator-client"

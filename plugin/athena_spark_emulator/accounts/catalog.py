@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
-from athena_spark_emulator import glue_types
+from athena_spark_emulator.accounts import glue_types
+from athena_spark_emulator.accounts.sts_roles import Roles
 from athena_spark_emulator.core.constants import (
     LOCAL_ACCOUNT,
     REGION,
@@ -49,7 +50,6 @@ from athena_spark_emulator.core.constants import (
     SEPARATOR_PROPERTY,
 )
 from athena_spark_emulator.core.context import current_principal
-from athena_spark_emulator.sts_roles import Roles
 
 __all__ = [
     "LOCAL_ACCOUNT",
@@ -526,7 +526,7 @@ class Catalog:
         rows: Sequence[Sequence[Any]],
         location: Optional[str],
     ) -> TableRef:
-        from athena_spark_emulator import iceberg
+        from athena_spark_emulator.accounts import iceberg
 
         if self.endpoint_url is None:
             raise RuntimeError("Iceberg tables are written through a started emulator's endpoint")

@@ -46,7 +46,7 @@ import threading
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
-from athena_spark_emulator.catalog import Catalog, glue_backend, table_input_of
+from athena_spark_emulator.accounts.catalog import Catalog, glue_backend, table_input_of
 from athena_spark_emulator.core.constants import LOCAL_ACCOUNT, REGION
 from athena_spark_emulator.core.errors import EmulatorError
 

@@ -353,7 +353,7 @@ def _check_types_and_values(
     document: SeedDocument, path: List[Any], table_spec: Dict[str, Any]
 ) -> List[str]:
     """Every column's type is a Glue type, and every row's value fits its column's type."""
-    from athena_spark_emulator import glue_types
+    from athena_spark_emulator.accounts import glue_types
 
     problems: List[str] = []
     types: Dict[str, Any] = {}
