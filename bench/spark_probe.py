@@ -94,7 +94,7 @@ def write_project(root: Path, databases: int, per_database: int) -> Path:
 
 def count_spark_calls() -> Counter:
     """Count ``spark.table``/``spark.sql`` in calculations (the emulator's AthenaSpark)."""
-    from athena_spark_emulator import spark_executor
+    from athena_spark_emulator.spark import executor as spark_executor
 
     counts: Counter = Counter()
     for name in ("table", "sql"):

@@ -90,7 +90,7 @@ def translation() -> None:
 
 
 def engines(folder: Path) -> None:
-    from athena_spark_emulator.spark_executor import get_spark
+    from athena_spark_emulator.spark.executor import get_spark
     from athena_spark_emulator.sql import syntax as athena_sql
     from athena_spark_emulator.sql.translate import to_spark
 
@@ -116,7 +116,7 @@ def engines(folder: Path) -> None:
 
 def overhead() -> None:
     from athena_spark_emulator import Emulator
-    from athena_spark_emulator.spark_executor import SPARK
+    from athena_spark_emulator.spark.executor import SPARK
 
     with Emulator(executor="spark") as emu:
         emu.prepare()

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any, Deque, Dict, Iterator, List, Optional, Set
 
 from athena_spark_emulator.accounts.catalog import Catalog
-from athena_spark_emulator.calculations import CalculationStore, Executor
 from athena_spark_emulator.core import context
 from athena_spark_emulator.core.errors import AwsError
+from athena_spark_emulator.spark.calculations import CalculationStore, Executor
 
 REQUEST_LOG_SIZE = 20000
 

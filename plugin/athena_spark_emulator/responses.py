@@ -27,14 +27,14 @@ from urllib.parse import parse_qs, unquote
 from athena_spark_emulator.accounts.iceberg import SPARK_CLIENT, SPARK_CLIENT_HEADER
 from athena_spark_emulator.accounts.sts_roles import StsRefusal
 from athena_spark_emulator.backend import EmulatorBackend
-from athena_spark_emulator.calculations import (
+from athena_spark_emulator.core.constants import EXECUTION_ROLE_ARN, REGION, STAGING_BUCKET
+from athena_spark_emulator.core.errors import AwsError, invalid_request
+from athena_spark_emulator.spark.calculations import (
     Calculation,
     Session,
     calculation_dpu_millis,
     session_dpu_millis,
 )
-from athena_spark_emulator.core.constants import EXECUTION_ROLE_ARN, REGION, STAGING_BUCKET
-from athena_spark_emulator.core.errors import AwsError, invalid_request
 
 Answer = Union[str, Tuple[int, Dict[str, str], str]]
 

@@ -44,7 +44,7 @@ require_extra("moto")
 import boto3  # noqa: E402
 from moto.moto_server.threaded_moto_server import ThreadedMotoServer  # noqa: E402
 
-from athena_spark_emulator import calculations, control, hooks, profile, responses  # noqa: E402
+from athena_spark_emulator import control, hooks, profile, responses  # noqa: E402
 from athena_spark_emulator.accounts.catalog import Catalog, TableRef  # noqa: E402
 from athena_spark_emulator.backend import Call, EmulatorBackend  # noqa: E402
 from athena_spark_emulator.core.constants import (  # noqa: E402
@@ -54,6 +54,7 @@ from athena_spark_emulator.core.constants import (  # noqa: E402
     SECRET_KEY,
 )
 from athena_spark_emulator.core.errors import AwsError  # noqa: E402
+from athena_spark_emulator.spark import calculations  # noqa: E402
 
 ExecutorSpec = Union[str, calculations.Executor, None]
 
@@ -301,7 +302,7 @@ class Emulator:
         if executor is None or executor == "instant":
             return calculations.completed_without_running
         if executor == "spark":
-            from athena_spark_emulator.spark_executor import SparkExecutor
+            from athena_spark_emulator.spark.executor import SparkExecutor
 
             created = SparkExecutor()
             self._owned.append(created)
@@ -431,7 +432,7 @@ class Emulator:
         self, schema: str, table: str, account: str = LOCAL_ACCOUNT, order_by: Optional[str] = None
     ) -> List[Dict[str, Any]]:
         """The rows of ``account``'s Glue table ``schema.table``, read with local Spark."""
-        from athena_spark_emulator.spark_executor import read_rows
+        from athena_spark_emulator.spark.executor import read_rows
 
         return read_rows(TableRef(account, schema.lower(), table.lower()), self.catalog, order_by)
 

@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
-from athena_spark_emulator.spark_executor import SparkExecutor
+from athena_spark_emulator.spark.executor import SparkExecutor
 from tests.conftest import REPO_ROOT
 from tests.integration.conftest import rows, seeded_with_spark
 from tests.stack import dbt_cli

@@ -123,7 +123,7 @@ def test_python_models_keep_sparks_semantics(emu: Emulator) -> None:
     """SQL statements run in a child session with ANSI mode; the session Python models
     (calculations) get is the parent, with Spark's defaults: 1/0 is NULL there."""
     assert run(emu, "select 1/0")[0] == "FAILED"
-    from athena_spark_emulator.spark_executor import SPARK
+    from athena_spark_emulator.spark.executor import SPARK
 
     spark = SPARK.session
     assert spark is not None

@@ -13,7 +13,7 @@ import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT, Emulator
 from athena_spark_emulator.accounts.catalog import TableRef
-from athena_spark_emulator.spark_executor import SparkExecutor, read_rows
+from athena_spark_emulator.spark.executor import SparkExecutor, read_rows
 from tests.conftest import REPO_ROOT
 from tests.stack import SESSION_EMULATOR, athena_target, dbt_cli
 

@@ -11,8 +11,8 @@ from typing import Dict, Optional, Tuple
 import pytest
 
 from athena_spark_emulator import LOCAL_ACCOUNT
-from athena_spark_emulator import spark_executor as executor_module
 from athena_spark_emulator.accounts.catalog import TableRef
+from athena_spark_emulator.spark import executor as executor_module
 from tests.integration.conftest import PARTNER, RESTRICTED, rows
 from tests.stack import SPARK_WORK_GROUP
 

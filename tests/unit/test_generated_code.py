@@ -161,7 +161,7 @@ def read_of(catalog: str, schema: str, table: str, **kwargs: object) -> Read:
 def parse():
     # The process's one SparkSession, as the emulator configures it: a session built here
     # first would be the one getOrCreate() hands the emulator later (without its settings).
-    from athena_spark_emulator.spark_executor import get_spark
+    from athena_spark_emulator.spark.executor import get_spark
 
     spark = get_spark()
     parser = spark._jsparkSession.sessionState().sqlParser()

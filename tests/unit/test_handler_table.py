@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from athena_spark_emulator import spark_catalogs
 from athena_spark_emulator.core import handlers
+from athena_spark_emulator.spark import catalogs as spark_catalogs
 from athena_spark_emulator.sql import statements as sql_statements
 
 

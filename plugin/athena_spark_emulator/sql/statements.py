@@ -233,7 +233,7 @@ class Engine:
         return self.frame(inner.tree, inner)
 
     def table_frame(self, ref: TableRef) -> Any:
-        from athena_spark_emulator.spark_catalogs import frame_of
+        from athena_spark_emulator.spark.catalogs import frame_of
 
         return frame_of(self.spark, self.catalog, ref)
 

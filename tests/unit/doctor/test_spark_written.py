@@ -21,7 +21,7 @@ PREFIX = "sales/spark_written/"
 def spark_output(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, bytes]:
     """Every file local PySpark writes for a small table, keyed as it would be in S3."""
     # the process's one SparkSession, as the emulator builds it (see test_generated_code.py)
-    from athena_spark_emulator.spark_executor import get_spark
+    from athena_spark_emulator.spark.executor import get_spark
 
     spark = get_spark()
     out = tmp_path_factory.mktemp("spark-written") / "orders"

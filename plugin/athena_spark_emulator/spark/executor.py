@@ -38,13 +38,13 @@ import traceback
 from pathlib import Path
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
-from athena_spark_emulator import spark_catalogs
 from athena_spark_emulator.accounts import catalog as catalog_module
 from athena_spark_emulator.accounts import hive_partitions
 from athena_spark_emulator.accounts.catalog import Catalog, TableRef
 from athena_spark_emulator.core import context
 from athena_spark_emulator.core.constants import REGION
-from athena_spark_emulator.spark_catalogs import SessionState
+from athena_spark_emulator.spark import catalogs as spark_catalogs
+from athena_spark_emulator.spark.catalogs import SessionState
 
 _RUN_LOCK = threading.RLock()  # one calculation (or Spark-backed SQL statement) at a time
 _CONTEXT = threading.local()
@@ -189,7 +189,7 @@ class AthenaSpark:
 
     @property
     def _jvm(self) -> Any:  # Class.forName of the classes the emulator stands in for (jvm.py)
-        from athena_spark_emulator.jvm import emulated_jvm
+        from athena_spark_emulator.spark.jvm import emulated_jvm
 
         return emulated_jvm(self._real._jvm, self._context)
 
