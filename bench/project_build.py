@@ -36,10 +36,10 @@ import generated_project as G
 import project as P
 from sqlglot import exp
 
+from athena_spark_emulator.aws.queries import sql_session
 from athena_spark_emulator.cli import child_env, start_emulator
 from athena_spark_emulator.sql import syntax as athena_sql
 from athena_spark_emulator.sql import translate as sql_translate
-from athena_spark_emulator.sql.execution import sql_session
 from athena_spark_emulator.sql.statements import Engine, Statement
 
 TARGETS = {"replay_ratio": 1.5, "translation_median_ms": 2.0}

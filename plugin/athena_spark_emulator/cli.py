@@ -93,7 +93,7 @@ def start_emulator(
     if spark:
         require_extra("pyspark")
         require_java()
-    from athena_spark_emulator.server import Emulator
+    from athena_spark_emulator.emulator import Emulator
 
     started = time.monotonic()
     store = _open_store(data_dir)  # refuses a directory another emulator uses

@@ -178,7 +178,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         dbt: Optional[Dbt] = None
         try:
             step("starting the Athena-for-Spark emulator (moto + Calculation API + local PySpark)")
-            from athena_spark_emulator.server import Emulator
+            from athena_spark_emulator.emulator import Emulator
 
             emulator = Emulator(executor="spark").start()
             emulator.glue_owner_routing = emulator.session_lifecycle = True

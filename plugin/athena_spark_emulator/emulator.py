@@ -1,17 +1,17 @@
 """One loopback endpoint that serves every AWS API a ``dbt deps && dbt build`` of an Athena
 project calls: moto's server (Athena SQL, work groups, data catalogs, Glue, S3, STS, IAM)
-plus the Spark Calculation API (``responses.py``, state in ``calculations.py``).
+plus the Spark Calculation API (``aws/responses.py``, state in ``spark/calculations.py``).
 
 It counts calls per action, S3 included (``emulator.calls["GetDataCatalog"]``,
 ``emulator.calls["ListObjectsV2"]``), logs every request (``emulator.requests``), and can
 inject latency (per action, or ``"*"`` for all) or AWS errors per action, optionally only
 for calls with given parameters, signing key or a missing header. A served emulator offers
-the same over HTTP (``control.py``).
+the same over HTTP (``aws/control.py``), served by ``aws/endpoint.py``.
 
 Executors: the default ``calculations.completed_without_running`` completes every
 calculation without running it; ``Emulator(executor="spark")`` (or
 ``emulator.using_executor("spark")``) runs the code in real local PySpark over the Glue
-catalog of ``catalog.py``. Realism switches, off by default so the instant mode stays
+catalog of ``accounts/catalog.py``. Realism switches, off by default so the instant mode stays
 plain moto: ``glue_owner_routing`` (Glue ``CatalogId`` -> the owner's Glue, with grants) and
 ``session_lifecycle`` (sessions CREATING -> IDLE, BUSY while calculating).
 :meth:`Emulator.prepare` creates what a dbt-athena profile needs (buckets, the Spark work
@@ -23,7 +23,7 @@ group with its execution role).
         env = emu.env()   # AWS_ENDPOINT_URL + dummy credentials for dbt
 
 Several emulators can run in one process; each has its own counters, calculations,
-grants and warehouse, but moto's AWS resources are shared (see ``backend.py``).
+grants and warehouse, but moto's AWS resources are shared (see ``aws/backend.py``).
 """
 
 from __future__ import annotations
@@ -32,139 +32,30 @@ import contextlib
 import logging
 import subprocess
 import time
-from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
-from urllib.parse import parse_qs
 
-from athena_spark_emulator.core.errors import require_extra
+from athena_spark_emulator.core.errors import require_extra, require_json_athena
 
 require_extra("moto")
+require_json_athena()
 
 import boto3  # noqa: E402
 from moto.moto_server.threaded_moto_server import ThreadedMotoServer  # noqa: E402
 
-from athena_spark_emulator import control, hooks, profile, responses  # noqa: E402
+from athena_spark_emulator import profile  # noqa: E402
 from athena_spark_emulator.accounts.catalog import Catalog, TableRef  # noqa: E402
-from athena_spark_emulator.backend import Call, EmulatorBackend  # noqa: E402
+from athena_spark_emulator.aws import endpoint, hooks  # noqa: E402
+from athena_spark_emulator.aws.backend import EmulatorBackend  # noqa: E402
 from athena_spark_emulator.core.constants import (  # noqa: E402
     ACCESS_KEY,
     LOCAL_ACCOUNT,
     REGION,
     SECRET_KEY,
 )
-from athena_spark_emulator.core.errors import AwsError  # noqa: E402
 from athena_spark_emulator.spark import calculations  # noqa: E402
 
 ExecutorSpec = Union[str, calculations.Executor, None]
-
-
-CONTROL_PATH = "/_emulator/"
-
-
-def _credential_scope(environ: Dict[str, Any]) -> List[str]:
-    """``[access key, date, region, service, "aws4_request"]`` of a SigV4-signed request."""
-    auth = environ.get("HTTP_AUTHORIZATION", "")
-    return auth.partition("Credential=")[2].split(",", 1)[0].split("/")
-
-
-def _call(environ: Dict[str, Any]) -> Call:
-    scope = _credential_scope(environ)
-    return Call(
-        service=scope[3] if len(scope) > 3 else "",
-        method=environ.get("REQUEST_METHOD", ""),
-        path=environ.get("PATH_INFO", ""),
-        query=environ.get("QUERY_STRING", ""),
-        headers={
-            k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")
-        },
-        access_key=scope[0],
-        start=time.time(),
-    )
-
-
-def _remember_backend_per_host(dispatcher: Any) -> None:
-    """moto's dispatcher finds each request's service by matching its host against the URL
-    patterns of every service (hundreds of regular expressions); the answer for a host never
-    changes, so it is looked up once (3.8 of 97 CPU s over tests/functional/test_dbt_run.py).
-    moto calls it under its own lock."""
-    lookup = dispatcher.get_backend_for_host
-    found: Dict[Any, Any] = {}
-
-    def get_backend_for_host(host: Any) -> Any:
-        if host not in found:
-            found[host] = lookup(host)
-        return found[host]
-
-    dispatcher.get_backend_for_host = get_backend_for_host
-
-
-def _changes(environ: Dict[str, Any]) -> bool:
-    """Whether a request may change state (anything but S3 GET/HEAD and Get/List/Describe)."""
-    if responses.is_s3_request(environ):
-        return environ.get("REQUEST_METHOD", "") not in ("GET", "HEAD")
-    operation = environ.get("HTTP_X_AMZ_TARGET", "").rpartition(".")[2]
-    return not operation.startswith(("Get", "List", "Describe", "BatchGet", "Search"))
-
-
-def _not_saved(environ: Dict[str, Any], failure: str) -> Any:
-    """The answer to a request whose change could not be saved, in its protocol (500)."""
-    if responses.is_s3_request(environ):
-        return AwsError("InternalError", failure).s3_answer()
-    error = AwsError("InternalFailure", failure, 500)
-    return error.json_answer() if environ.get("HTTP_X_AMZ_TARGET") else error.query_answer()
-
-
-class _EmulatorApp:
-    """WSGI middleware in front of moto's app: binds each request to its emulator, logs it,
-    counts (and delays, or fails) S3 requests, which bypass moto's ``call_action``, and
-    answers the control API under ``/_emulator/`` (``control.py``)."""
-
-    def __init__(self, app: Any, backend: EmulatorBackend) -> None:
-        self.app = app
-        self.backend = backend
-
-    def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
-        if environ.get("PATH_INFO", "").startswith(CONTROL_PATH):
-            return self._answer(control.answer(self.backend, environ), start_response)
-        with self.backend.serving(_call(environ)) as call:
-            store = self.backend.persistence
-            # while saving fails, changes wait for a save that succeeds
-            if store is not None and store.failure and _changes(environ) and store.checkpoint():
-                return self._answer(_not_saved(environ, store.failure), start_response)
-            if responses.is_s3_request(environ):
-                answer = self._s3(call)
-                if answer is not None:
-                    return self._answer(answer, start_response)
-            body = self.app(environ, start_response)
-            failure = store.checkpoint() if store is not None else None
-            if failure is None:  # what the answer says is on disk (persistence.py)
-                return body
-            getattr(body, "close", lambda: None)()
-            status, headers, text = _not_saved(environ, failure)
-            error = AwsError("InternalFailure", failure)
-            start_response(
-                f"{status} {HTTPStatus(status).phrase}",
-                list(headers.items()),
-                (AwsError, error, None),
-            )
-            return [text.encode("utf-8")]
-
-    @staticmethod
-    def _answer(answer: Any, start_response: Any) -> List[bytes]:
-        status, headers, body = answer
-        start_response(f"{status} {HTTPStatus(status).phrase}", list(headers.items()))
-        return [body.encode("utf-8")]
-
-    def _s3(self, call: Call) -> Any:
-        action = responses.s3_action(call.method, call.path, call.query, call.headers)
-        bucket = call.path.lstrip("/").split("/", 1)[0]
-        params = {k: v[0] for k, v in parse_qs(call.query, keep_blank_values=True).items()}
-        try:
-            self.backend.before_call(action, {"Bucket": bucket, **params})
-        except AwsError as error:  # the one place S3 errors are written
-            return error.s3_answer()
-        return None
 
 
 class Emulator:
@@ -234,8 +125,8 @@ class Emulator:
         hooks.install()
         self._server.start()
         inner = self._server._server  # moto's werkzeug server: put our middleware in front
-        _remember_backend_per_host(inner.app)
-        inner.app = _EmulatorApp(inner.app, self.backend)
+        endpoint.remember_backend_per_host(inner.app)
+        inner.app = endpoint.EmulatorApp(inner.app, self.backend)
         host, port = self._server.get_host_and_port()
         self.endpoint_url = f"http://{host}:{port}"
         self.catalog.endpoint_url = self.endpoint_url

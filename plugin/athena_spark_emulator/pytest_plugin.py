@@ -71,7 +71,7 @@ def athena_emulator(request: pytest.FixtureRequest) -> Iterator[Any]:
             require_java()
     except EmulatorError as exc:
         pytest.fail(f"athena_emulator: {exc}", pytrace=False)
-    from athena_spark_emulator.server import Emulator
+    from athena_spark_emulator.emulator import Emulator
 
     with Emulator(executor=executor) as emulator:
         emulator.glue_owner_routing = emulator.session_lifecycle = True

@@ -73,7 +73,7 @@ class DoctorAws:
         return self
 
     def _control(self, method: str, name: str, body: Any = None) -> Any:
-        """A call of the emulator's control API (athena_spark_emulator/control.py)."""
+        """A call of the emulator's control API (athena_spark_emulator/aws/control.py)."""
         import requests
 
         answer = requests.request(

@@ -173,7 +173,7 @@ def test_a_failing_query_is_reported_once_not_as_spark_stack_traces(tmp_path: An
 def test_a_udf_is_registered_when_a_statement_first_calls_it(emu: Emulator) -> None:
     """The SQL session registers a Python UDF when a statement first calls it, not all of
     them when it starts (140 took 4-6 s of the first statement's time)."""
-    from athena_spark_emulator.sql import execution
+    from athena_spark_emulator.aws import queries as execution
 
     state, _ = run(emu, "select 1")
     assert state == "SUCCEEDED"

@@ -212,7 +212,7 @@ def test_demo_exits_0_under_make_on_ctrl_c(monkeypatch):
         def __init__(self, *args, **kwargs):
             raise demo.Interrupted()
 
-    monkeypatch.setattr("athena_spark_emulator.server.Emulator", Interrupting)
+    monkeypatch.setattr("athena_spark_emulator.emulator.Emulator", Interrupting)
     monkeypatch.setenv("MAKELEVEL", "1")
     assert demo.main(["--project-dir", str(REPO_ROOT / "integration_tests")]) == 0
     monkeypatch.delenv("MAKELEVEL")

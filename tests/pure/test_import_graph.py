@@ -123,3 +123,51 @@ def test_the_doctor_depends_on_the_core_and_not_the_other_way_round() -> None:
         if dep.startswith(doctor)
     )
     assert core_to_doctor == []
+
+
+# The emulator's folders, lowest first: a module may import its own folder and the folders
+# before it, never one after it, and no folder imports a top-level module (emulator, cli,
+# demo, profile, pytest_plugin), which sit above them all.
+EMULATOR_LAYERS = ("core", "accounts", "spark", "sql", "aws")
+
+
+def _layer(module: str) -> int:
+    """The rank of an emulator module: its folder's index, or len(EMULATOR_LAYERS) at the top."""
+    parts = module.split(".")
+    folder = parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in EMULATOR_LAYERS) else ""
+    return EMULATOR_LAYERS.index(folder) if folder in EMULATOR_LAYERS else len(EMULATOR_LAYERS)
+
+
+def upward_imports(graph: Dict[str, Set[str]]) -> List[str]:
+    """Every ``a -> b`` of ``graph`` where ``b`` sits in a folder above ``a``'s."""
+    return sorted(
+        f"{name} -> {dep}"
+        for name, deps in graph.items()
+        for dep in deps
+        if dep != "athena_spark_emulator" and _layer(dep) > _layer(name)
+    )
+
+
+def test_layers_are_ranked_by_folder() -> None:
+    assert _layer("athena_spark_emulator.core.errors") == 0
+    assert _layer("athena_spark_emulator.sql.functions") == 3
+    assert _layer("athena_spark_emulator.sql") == 3
+    assert _layer("athena_spark_emulator.emulator") == len(EMULATOR_LAYERS)
+    graph = {"athena_spark_emulator.core.x": {"athena_spark_emulator.aws.y"}}
+    assert upward_imports(graph) == ["athena_spark_emulator.core.x -> athena_spark_emulator.aws.y"]
+
+
+def test_every_emulator_module_sits_in_a_folder_or_at_the_top() -> None:
+    top = {"__init__", "cli", "demo", "emulator", "profile", "pytest_plugin"}
+    loose = sorted(
+        name
+        for name in module_files("athena_spark_emulator")
+        if _layer(name) == len(EMULATOR_LAYERS)
+        and name.split(".")[-1] not in top
+        and name != "athena_spark_emulator"
+    )
+    assert loose == [], f"place these in one of {EMULATOR_LAYERS} (see the package docstring)"
+
+
+def test_no_emulator_import_runs_up_a_level() -> None:
+    assert upward_imports(import_graph("athena_spark_emulator")) == []

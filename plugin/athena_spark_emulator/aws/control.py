@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Dict, Tuple
 
-from athena_spark_emulator.backend import EmulatorBackend
+from athena_spark_emulator.aws.backend import EmulatorBackend
 
 Answer = Tuple[int, Dict[str, str], str]
 JSON = {"Content-Type": "application/json"}

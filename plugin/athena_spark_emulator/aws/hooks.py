@@ -1,12 +1,12 @@
 """The process-wide hooks into moto, installed while at least one emulator runs.
 
 moto's classes are shared by the whole process, so the hooks are installed once (reference
-counted) and each one asks :func:`athena_spark_emulator.backend.current` which emulator the
+counted) and each one asks :func:`athena_spark_emulator.aws.backend.current` which emulator the
 request belongs to. A request that no emulator serves (moto's ``mock_aws`` in the same
 process, for example) gets moto's behaviour unchanged.
 
 * ``BaseResponse.call_action``: every JSON/query-protocol request (Athena, Glue, STS, IAM)
-  goes through :func:`athena_spark_emulator.responses.dispatch`.
+  goes through :func:`athena_spark_emulator.aws.responses.dispatch`.
 * ``AthenaBackend.start_query_execution`` / ``AthenaResponse.get_query_execution``: every
   Athena SQL statement is run (``sql/``).
 * ``S3Backend.delete_object``: deleting an object (dbt-athena deletes a table location's
@@ -21,8 +21,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Dict
 
-from athena_spark_emulator import backend as backend_module
-from athena_spark_emulator import responses, sql
+from athena_spark_emulator.aws import backend as backend_module
+from athena_spark_emulator.aws import queries, responses
 
 _LOCK = threading.Lock()
 _INSTALLED = 0
@@ -38,13 +38,13 @@ def _call_action(self: Any) -> Any:
 
 
 def _start_query_execution(self: Any, query: str, *args: Any, **kwargs: Any) -> str:
-    return sql.start_query_execution(
+    return queries.start_query_execution(
         _ORIGINALS["start_query_execution"], self, query, *args, **kwargs
     )
 
 
 def _get_query_execution(self: Any) -> Any:
-    return sql.get_query_execution(_ORIGINALS["get_query_execution"], self)
+    return queries.get_query_execution(_ORIGINALS["get_query_execution"], self)
 
 
 def _delete_object(self: Any, bucket_name: str, key_name: str, *args: Any, **kwargs: Any) -> Any:

@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, Optional
 
-from athena_spark_emulator.backend import EmulatorBackend, current
+from athena_spark_emulator.aws.backend import EmulatorBackend, current
 from athena_spark_emulator.sql import statements as sql_statements
 from athena_spark_emulator.sql import syntax, udfs
 from athena_spark_emulator.sql.functions import Fails

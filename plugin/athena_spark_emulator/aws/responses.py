@@ -2,7 +2,7 @@
 
 moto's pattern: ``models.py`` keeps state, ``responses.py`` parses a request, calls the
 backend and serialises the answer. Here the state is the emulator's
-:class:`~athena_spark_emulator.backend.EmulatorBackend`; this module
+:class:`~athena_spark_emulator.aws.backend.EmulatorBackend`; this module
 
 * dispatches every request of an emulator's endpoint (:func:`dispatch`): counts it, applies
   injected latency and faults, routes Glue ``CatalogId`` calls to the owner's Glue, and
@@ -26,7 +26,7 @@ from urllib.parse import parse_qs, unquote
 
 from athena_spark_emulator.accounts.iceberg import SPARK_CLIENT, SPARK_CLIENT_HEADER
 from athena_spark_emulator.accounts.sts_roles import StsRefusal
-from athena_spark_emulator.backend import EmulatorBackend
+from athena_spark_emulator.aws.backend import EmulatorBackend
 from athena_spark_emulator.core.constants import EXECUTION_ROLE_ARN, REGION, STAGING_BUCKET
 from athena_spark_emulator.core.errors import AwsError, invalid_request
 from athena_spark_emulator.spark.calculations import (
@@ -443,16 +443,16 @@ def stop_calculation_execution(backend: EmulatorBackend, response: Any) -> Answe
 
 
 def get_query_results(backend: EmulatorBackend, response: Any) -> Optional[Answer]:
-    from athena_spark_emulator import sql
+    from athena_spark_emulator.aws import queries
 
-    return sql.get_query_results(backend, response)
+    return queries.get_query_results(backend, response)
 
 
 def start_query_execution(backend: EmulatorBackend, response: Any) -> Optional[Answer]:
     """SQL runs in SQL work groups only (:func:`check_sql_work_group`, at dispatch)."""
-    from athena_spark_emulator import sql
+    from athena_spark_emulator.aws import queries
 
-    return sql.start_query_request(backend, response)
+    return queries.start_query_request(backend, response)
 
 
 ATHENA_ACTIONS: Dict[str, Callable[[EmulatorBackend, Any], Optional[Answer]]] = {

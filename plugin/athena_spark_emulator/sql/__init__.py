@@ -8,8 +8,8 @@ A statement sent with ``StartQueryExecution`` goes through these modules in orde
   ``handlers.HANDLERS``) runs it on the emulator's Glue catalog, files and Spark.
 * ``translate.py``: a query rendered as Spark SQL with Athena's semantics. Pure.
 * ``results.py``: the rows and column types as ``GetQueryResults`` gives them. Pure.
-* ``execution.py``: the moto hooks around ``StartQueryExecution``, ``GetQueryExecution``
-  and ``GetQueryResults`` that do all of this.
+The moto hooks around ``StartQueryExecution``, ``GetQueryExecution`` and
+``GetQueryResults`` that do all of this are the AWS front's (``aws/queries.py``).
 """
 
 from __future__ import annotations
@@ -26,22 +26,3 @@ from athena_spark_emulator.sql import (  # noqa: F401
     schema_statements,
     time_functions,
 )
-from athena_spark_emulator.sql.execution import (
-    NEEDS_SPARK,
-    TIME_PARSER,
-    get_query_execution,
-    get_query_results,
-    run,
-    start_query_execution,
-    start_query_request,
-)
-
-__all__ = [
-    "NEEDS_SPARK",
-    "TIME_PARSER",
-    "get_query_execution",
-    "get_query_results",
-    "run",
-    "start_query_execution",
-    "start_query_request",
-]
