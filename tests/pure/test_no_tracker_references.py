@@ -1,5 +1,5 @@
-"""Tests say what they guard, not which tracker issue asked for them: a reader of the
-repository has no tracker. A reference to another project's issue names that project
+"""Tests say what they guard, and benchmarks what they measured after, not which tracker issue
+asked for them: a reader of the repository has no tracker. A reference to another project's issue names that project
 (``awslabs/...-hive-metastore, issue 78``) and is allowed."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ _TRACKER = re.compile(r"\bissues? #?\d+", re.I)
 _OTHER_PROJECT = re.compile(r"\b[\w.-]+/[\w.-]+\b.*\bissues? #?\d+", re.I)
 
 
-def test_no_test_refers_to_an_issue_number() -> None:
+def test_no_test_or_benchmark_refers_to_an_issue_number() -> None:
     found = []
-    for path in sorted((REPO_ROOT / "tests").rglob("*")):
+    paths = [*(REPO_ROOT / "tests").rglob("*"), *(REPO_ROOT / "bench").rglob("*")]
+    for path in sorted(paths):
         if path.suffix not in (".py", ".yml", ".yaml", ".sql", ".md") or not path.is_file():
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

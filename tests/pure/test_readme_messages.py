@@ -1,6 +1,7 @@
 """Every message the docs quote can be found with grep in the code that prints it.
 
-The README's troubleshooting table is keyed on message text ("Message contains"): each text
+The troubleshooting table (docs/troubleshooting.md, whose first five rows' messages the
+README repeats) is keyed on message text ("Message contains"): each text
 it quotes is a fixed part of a message, found verbatim (a plain substring) in plugin/ or
 macros/, so a user who greps for it lands on the line that prints it. No ellipses, no
 placeholders: a message built from a template is quoted by a fixed part of the template.
@@ -22,6 +23,7 @@ import pytest
 from tests.conftest import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+TROUBLESHOOTING = (REPO_ROOT / "docs" / "troubleshooting.md").read_text(encoding="utf-8")
 DOCTOR_PAGE = (REPO_ROOT / "docs" / "doctor.md").read_text(encoding="utf-8")
 SOURCES = sorted(
     [*(REPO_ROOT / "plugin").rglob("*.py"), *(REPO_ROOT / "macros").glob("*.sql")],
@@ -63,10 +65,15 @@ def phrases(message: str, min_words: int = 3, codes_are_values: bool = True) -> 
     return [" ".join(words) for words in found if len(words) >= min_words]
 
 
+def table_rows(page: str) -> List[str]:
+    """The body rows of ``page``'s "Message contains" table."""
+    table = page.split("| Message contains |", 1)[1].split("\n\n", 1)[0]
+    return table.splitlines()[2:]
+
+
 def troubleshooting_messages() -> List[Any]:
-    table = README.split("| Message contains |", 1)[1].split("\n\n", 1)[0]
     messages = []
-    for line in table.splitlines()[2:]:
+    for line in table_rows(TROUBLESHOOTING):
         cell = line.split("|")[1].strip()
         if cell.startswith(tuple(NOT_OURS)):
             continue
@@ -112,7 +119,7 @@ def test_the_docs_quote_messages():
 def test_troubleshooting_message_is_in_the_source(message):
     """A plain grep finds it: the quoted text is verbatim in the code."""
     assert message in SOURCE_TEXT, (
-        f"README troubleshooting row quotes {message!r}, which no file of plugin/ or macros/ "
+        f"docs/troubleshooting.md row quotes {message!r}, which no file of plugin/ or macros/ "
         "contains verbatim: quote a fixed part of the message"
     )
 
@@ -121,3 +128,13 @@ def test_troubleshooting_message_is_in_the_source(message):
 def test_sample_report_line_is_in_the_source(line):
     for phrase in phrases(line) + commands(line):
         assert phrase in SOURCE_TEXT, f"README sample report line {line!r}: {phrase!r}"
+
+
+def test_the_readme_keeps_five_rows_of_the_full_table():
+    """The README's short table is a copy of rows of docs/troubleshooting.md, word for word,
+    so the two cannot drift apart (links aside: the README's point into docs/); the full page
+    has every other row."""
+    readme_rows = [row.replace("](docs/", "](") for row in table_rows(README)]
+    assert len(readme_rows) == 5
+    assert set(readme_rows) <= set(table_rows(TROUBLESHOOTING))
+    assert len(table_rows(TROUBLESHOOTING)) > len(readme_rows)
