@@ -134,7 +134,38 @@ def _reason(exc: Exception) -> str:
     raised = re.search(r"java\.lang\.RuntimeException: (.+)$", str(exc), re.M)
     if raised and not match:  # raise_error('<Athena's text>') (Spark 3.5: a RuntimeException)
         return f"INVALID_FUNCTION_ARGUMENT: {raised.group(1)}"
-    return f"{type(exc).__name__}: {first}"
+    return python_failure(str(exc)) or f"{type(exc).__name__}: {first}"
+
+
+# The last frame and the exception of a Python traceback inside Spark's (or Py4J's) text.
+_TRACEBACK = re.compile(
+    r"Traceback \(most recent call last\):\n(?:.*\n)*?"
+    r'\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>\S+)\n'
+    r"(?:(?!\s*File ).*\n)*?(?P<error>[A-Za-z_][\w.]*(?:Error|Exception)\b.*)$",
+    re.M,
+)
+
+
+def python_failure(text: str) -> Optional[str]:
+    """The reason of a statement whose Python code (a UDF of the emulator's SQL engine) raised
+    inside Spark, which Spark reports as ``PythonException: An exception was thrown from the
+    Python worker`` or ``Py4JJavaError: An error occurred while calling o505.save``, with the
+    Python error and where it was raised; None when ``text`` holds no Python traceback.
+
+    A UDF that fails with an error of Athena's own is answered by :func:`udfs.athena_error`
+    before this; what reaches here is a fault of the emulator, so the reason says so."""
+    tracebacks = list(_TRACEBACK.finditer(text))
+    if not tracebacks:
+        return None
+    found = tracebacks[-1]  # the innermost (last) traceback is the cause
+    where = found.group("file").replace("\\", "/")
+    where = where.split("site-packages/", 1)[-1].split("plugin/", 1)[-1]
+    return (
+        f"EMULATOR_ERROR: the emulator's own Python code failed while running this statement "
+        f"({found.group('error').strip()}, in {found.group('function')} at {where}:"
+        f"{found.group('line')}). This is a fault of the emulator, not an answer Athena would "
+        "give: report it with the statement, and check this query on Athena itself"
+    )
 
 
 def _without_spark_advice(message: str) -> str:
