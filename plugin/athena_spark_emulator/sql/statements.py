@@ -39,7 +39,7 @@ from athena_spark_emulator.accounts.catalog import (
 )
 from athena_spark_emulator.core.constants import LOCAL_ACCOUNT, REGION
 from athena_spark_emulator.core.handlers import ATHENA, HANDLERS, Handler
-from athena_spark_emulator.sql import commands, results, syntax, translate, udfs
+from athena_spark_emulator.sql import column_types, commands, results, syntax, translate, udfs
 from athena_spark_emulator.sql.syntax import Name, Untranslatable
 from athena_spark_emulator.sql.translate import merge_plan
 
@@ -121,7 +121,7 @@ class Engine:
         self.catalog = catalog
         self.spark = spark
         self._temp_views: List[str] = []
-        self._schemas: Dict[str, Dict[str, str]] = {}  # view -> {column: Spark type}
+        self._schemas: Dict[str, Dict[str, str]] = {}  # view -> {column: Athena type}
 
     def sql(self, spark_sql: str) -> Any:
         """``spark.sql(spark_sql)`` with the UDFs it calls registered (udfs.register_used)."""
@@ -211,14 +211,16 @@ class Engine:
         if str(entry.get("TableType", "")).upper() == "VIRTUAL_VIEW":
             return self.register(self.view_frame(ref, entry))
         frame = self.table_frame(ref)
-        return self.register(frame if is_iceberg(entry) else _millisecond_timestamps(frame))
+        if is_iceberg(entry):
+            return self.register(column_types.typed(frame, 6))
+        return self.register(column_types.typed(_millisecond_timestamps(frame), 3))
 
     def register(self, frame: Any) -> str:
         """``frame`` as a temporary view of this statement; its name."""
         view = f"athena_emulator_{next(_VIEW_IDS)}"
         frame.createOrReplaceTempView(view)
         self._temp_views.append(view)
-        self._schemas[view] = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
+        self._schemas[view] = column_types.columns_of(frame.schema)
         return view
 
     def view_frame(self, ref: TableRef, entry: Dict[str, Any]) -> Any:

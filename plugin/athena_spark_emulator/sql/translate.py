@@ -25,8 +25,9 @@ def to_spark(
 ) -> str:
     """Spark SQL for ``query`` with Athena's semantics; ``views`` maps ``id(table node)``
     to the temporary view that stands for it (an unaliased table keeps its own name as
-    alias, so ``t.col`` still resolves), ``schemas`` gives each view's columns and Spark
-    types (what Athena's typing of division, casts and dates needs).
+    alias, so ``t.col`` still resolves), ``schemas`` gives each view's columns and their
+    Athena types (``column_types.py``: what Athena's typing of division, casts and dates
+    needs).
 
     A function, operator, type or construct not in the table of functions.py fails with
     :class:`Untranslatable` naming it (``NOT_SUPPORTED``)."""
@@ -212,8 +213,9 @@ def check(tree: exp.Expression) -> None:
 
 def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> None:
     """sqlglot's types on ``tree``'s nodes (in place); the columns of the views from
-    ``schemas`` (Spark type names). The columns are resolved (qualified) on a copy, whose
-    types are copied back node by node: the Spark SQL keeps the statement's own shape."""
+    ``schemas`` (Athena type names). The columns are resolved (qualified, a CTE's or a
+    subquery's ``*`` expanded) on a copy, whose types are copied back node by node: the
+    Spark SQL keeps the statement's own shape."""
     from sqlglot.optimizer.annotate_types import annotate_types
     from sqlglot.optimizer.qualify_columns import qualify_columns
     from sqlglot.schema import MappingSchema
@@ -226,7 +228,7 @@ def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> 
         if kind.this == exp.DataType.Type.DECIMAL and literal is not tree:
             literal.replace(exp.Cast(this=exp.Literal.string(literal.this), to=kind))
     schema = MappingSchema(
-        {name: dict(cols) for name, cols in schemas.items()}, dialect="spark", normalize=False
+        {name: dict(cols) for name, cols in schemas.items()}, dialect=DIALECT, normalize=False
     )
     if not tree.find(exp.Column):
         annotate_types(tree, schema=schema, dialect=DIALECT)
@@ -237,7 +239,7 @@ def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> 
     work = tree.copy()
     # on failure the columns' types stay unknown: what needs them is refused
     with contextlib.suppress(Exception):
-        qualify_columns(work, schema, expand_stars=False)
+        qualify_columns(work, schema, expand_stars=True)
     annotate_types(work, schema=schema, dialect=DIALECT)
     for node in work.walk():
         found = node.meta.get("athena_node") if node._meta else None
