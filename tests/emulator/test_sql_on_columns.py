@@ -101,3 +101,44 @@ def test_numbers_and_strings(emu: Emulator, kind: str, source: str, cte: bool) -
     assert value(emu, "t.duration_s / 60", source, cte) == ["2"]  # integer division
     assert value(emu, "typeof(t.ratio)", source, cte) == ["real"]
     assert value(emu, "t.label || '-' || cast(t.duration_s as varchar)", source, cte) == ["x-125"]
+
+
+def test_information_schema_lists_tables_views_and_typed_columns(emu: Emulator) -> None:
+    """dbt packages list relations and columns through information_schema (on main before
+    the change: SCHEMA_NOT_FOUND). Types as Athena names them, per table format."""
+    state, rows = run(
+        emu,
+        "select table_name, table_type from information_schema.tables "
+        "where table_schema = 'raw' order by table_name",
+    )
+    assert state == "SUCCEEDED", rows
+    assert rows[1:] == [
+        ["trips_hive", "BASE TABLE"],
+        ["trips_iceberg", "BASE TABLE"],
+        ["v_hive", "VIEW"],
+        ["v_iceberg", "VIEW"],
+    ]
+    state, rows = run(
+        emu,
+        "select table_name, column_name, ordinal_position, data_type "
+        "from awsdatacatalog.information_schema.columns where table_schema = 'raw' "
+        "and table_name like 'trips_%' and column_name in ('started_at', 'ratio', 'label') "
+        "order by table_name, ordinal_position",
+    )
+    assert state == "SUCCEEDED", rows
+    assert rows[1:] == [
+        ["trips_hive", "started_at", "1", "timestamp(3)"],
+        ["trips_hive", "ratio", "4", "real"],
+        ["trips_hive", "label", "5", "varchar"],
+        ["trips_iceberg", "started_at", "1", "timestamp(6)"],
+        ["trips_iceberg", "ratio", "4", "real"],
+        ["trips_iceberg", "label", "5", "varchar"],
+    ]
+
+
+def test_an_information_schema_table_it_does_not_model_is_refused(emu: Emulator) -> None:
+    state, reason = run(emu, "select * from information_schema.table_privileges")
+    assert state == "FAILED"
+    assert reason.startswith(
+        "NOT_SUPPORTED: the Athena emulator cannot run information_schema.table_privileges"
+    )

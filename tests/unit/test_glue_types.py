@@ -321,3 +321,23 @@ def test_a_null_array_of_structs_is_refused_for_iceberg_where_pyiceberg_would_em
     assert lost is not None and lost.path == ["a"]
     assert "would store it as an empty list; write []" in lost.message
     assert glue_types.iceberg_lost_null({"a": [], "b": None}, kind) is None
+
+
+@pytest.mark.parametrize(
+    "glue, hive, iceberg",
+    [
+        ("int", "integer", "integer"),
+        ("float", "real", "real"),
+        ("string", "varchar", "varchar"),
+        ("binary", "varbinary", "varbinary"),
+        ("varchar(10)", "varchar(10)", "varchar(10)"),
+        ("decimal(10,2)", "decimal(10,2)", "decimal(10,2)"),
+        ("timestamp", "timestamp(3)", "timestamp(6)"),
+        ("array<struct<a:int,b:timestamp>>", "array(row(a integer, b timestamp(3)))",
+         "array(row(a integer, b timestamp(6)))"),
+        ("map<string,float>", "map(varchar, real)", "map(varchar, real)"),
+    ],
+)  # fmt: skip
+def test_athena_names_a_glue_type_as_athena_reads_it(glue: str, hive: str, iceberg: str) -> None:
+    assert glue_types.athena_type(glue_types.parse(glue)) == hive
+    assert glue_types.athena_type(glue_types.parse(glue), 6) == iceberg

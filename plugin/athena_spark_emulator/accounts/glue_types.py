@@ -639,6 +639,29 @@ def spark_type(kind: GlueType, string_map_keys: bool = False) -> str:
     return str(kind)
 
 
+_ATHENA_NAMES = {"int": "integer", "float": "real", "string": "varchar", "binary": "varbinary"}
+
+
+def athena_type(kind: GlueType, timestamp_precision: int = 3) -> str:
+    """The Athena (Trino) name of a Glue type as Athena reads the column: ``int`` is
+    ``integer``, ``float`` ``real``, ``string`` ``varchar``, ``binary`` ``varbinary``,
+    ``timestamp`` ``timestamp(3)`` in a Hive table (``timestamp_precision=6``: an Iceberg
+    table's), ``array<T>`` ``array(T)``, ``map<K,V>`` ``map(K, V)``, ``struct<a:T>``
+    ``row(a T)``."""
+    inner = [athena_type(child, timestamp_precision) for child in kind.children]
+    if kind.name == "array":
+        return f"array({inner[0]})"
+    if kind.name == "map":
+        return f"map({inner[0]}, {inner[1]})"
+    if kind.name == "struct":
+        return "row(" + ", ".join(f"{f} {t}" for f, t in zip(kind.fields, inner)) + ")"
+    if kind.name == "timestamp":
+        return f"timestamp({timestamp_precision})"
+    if kind.params:
+        return f"{kind.name}({','.join(str(p) for p in kind.params)})"
+    return _ATHENA_NAMES.get(kind.name, kind.name)
+
+
 def spark_read_type(text: str) -> str:
     """:func:`spark_type` of a Glue column's type text; the text itself when it does not
     parse (Spark then says what it makes of it)."""

@@ -39,7 +39,15 @@ from athena_spark_emulator.accounts.catalog import (
 )
 from athena_spark_emulator.core.constants import LOCAL_ACCOUNT, REGION
 from athena_spark_emulator.core.handlers import ATHENA, HANDLERS, Handler
-from athena_spark_emulator.sql import column_types, commands, results, syntax, translate, udfs
+from athena_spark_emulator.sql import (
+    column_types,
+    commands,
+    information_schema,
+    results,
+    syntax,
+    translate,
+    udfs,
+)
 from athena_spark_emulator.sql.syntax import Name, Untranslatable
 from athena_spark_emulator.sql.translate import merge_plan
 
@@ -206,6 +214,9 @@ class Engine:
         return frame
 
     def temp_view(self, table: exp.Table, statement: Statement) -> str:
+        name = syntax.table_name(table)
+        if (name.database or statement.database).lower() == information_schema.SCHEMA:
+            return self.register(self.information_schema(table, statement))
         ref = self.table_ref(table, statement, "glue:GetTable")
         entry = self.glue_entry(ref, str(syntax.table_name(table)))
         if str(entry.get("TableType", "")).upper() == "VIRTUAL_VIEW":
@@ -214,6 +225,17 @@ class Engine:
         if is_iceberg(entry):
             return self.register(column_types.typed(frame, 6))
         return self.register(column_types.typed(_millisecond_timestamps(frame), 3))
+
+    def information_schema(self, table: exp.Table, statement: Statement) -> Any:
+        """A table of ``information_schema`` (information_schema.py) of the catalog named."""
+        name = syntax.table_name(table)
+        ref = self.table_ref(table, statement, "glue:GetTables")
+        found = information_schema.rows(
+            ref.table, (name.catalog or statement.catalog).lower(), ref.account
+        )
+        if found is None:
+            raise Untranslatable(f"information_schema.{ref.table}", statement.text)
+        return self.spark.createDataFrame(found, information_schema.TABLES[ref.table])
 
     def register(self, frame: Any) -> str:
         """``frame`` as a temporary view of this statement; its name."""
