@@ -14,26 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
-from athena_spark_emulator.sql.results import _text_struct
+from athena_spark_emulator.sql.results import _SIMPLE_TYPES, _text_struct
 
 #: Spark column metadata: the column's Athena type (``timestamp(6)``, ``array(real)``).
 TYPE_KEY = "athena_column_type"
-
-_SIMPLE = {
-    "StringType": "varchar",
-    "LongType": "bigint",
-    "IntegerType": "integer",
-    "ShortType": "smallint",
-    "ByteType": "tinyint",
-    "DoubleType": "double",
-    "FloatType": "real",
-    "DateType": "date",
-    "BooleanType": "boolean",
-    "BinaryType": "varbinary",
-    "NullType": "unknown",
-    "DayTimeIntervalType": "interval day to second",
-    "YearMonthIntervalType": "interval year to month",
-}
 
 
 def athena_type(spark_type: Any, precision: int = 3) -> str:
@@ -61,7 +45,7 @@ def athena_type(spark_type: Any, precision: int = 3) -> str:
             f'"{f.name}" {athena_type(f.dataType, precision)}' for f in spark_type.fields
         )
         return f"row({fields})"
-    return _SIMPLE.get(name, spark_type.simpleString())
+    return _SIMPLE_TYPES.get(name, spark_type.simpleString())
 
 
 def typed(frame: Any, precision: int) -> Any:
