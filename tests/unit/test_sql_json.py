@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("sqlglot")
 
-from athena_spark_emulator.sql import json_functions as jf
 from athena_spark_emulator.sql import syntax, translate
+from athena_spark_emulator.sql.functions import json as jf
 from athena_spark_emulator.sql.syntax import Untranslatable
 from athena_spark_emulator.sql.udfs import UDFS, AthenaError
 

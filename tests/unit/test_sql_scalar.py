@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("sqlglot")
 
-from athena_spark_emulator.sql import scalar_functions as sf
 from athena_spark_emulator.sql import syntax, translate, udfs
+from athena_spark_emulator.sql.functions import binary as sf
 
 
 def _spark(sql: str) -> str:
@@ -64,7 +64,7 @@ def test_split_keeps_its_limit_and_its_delimiter_is_no_pattern():
 
 
 def _refused_or_failed(sql: str) -> str:
-    from athena_spark_emulator.sql.functions import Fails
+    from athena_spark_emulator.sql.functions.conversion import Fails
 
     with pytest.raises((syntax.Untranslatable, Fails)) as caught:
         _spark(sql)

@@ -14,8 +14,8 @@ pytest.importorskip("sqlglot")
 import sqlglot
 
 from athena_spark_emulator.sql import results
-from athena_spark_emulator.sql import time_functions as tf
-from athena_spark_emulator.sql.functions import Fails
+from athena_spark_emulator.sql.functions import datetime_zoned as tf
+from athena_spark_emulator.sql.functions.conversion import Fails
 from athena_spark_emulator.sql.syntax import DIALECT
 from athena_spark_emulator.sql.translate import to_spark
 from athena_spark_emulator.sql.udfs import AthenaError

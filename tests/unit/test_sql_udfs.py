@@ -10,7 +10,8 @@ pytest.importorskip("sqlglot")
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql import scalar_functions, udfs
+from athena_spark_emulator.sql import udfs
+from athena_spark_emulator.sql.functions import binary as scalar_functions
 
 
 def test_each_udf_has_a_null_on_error_twin():

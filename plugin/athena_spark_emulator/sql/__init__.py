@@ -16,15 +16,13 @@ from __future__ import annotations
 
 # They register their handlers in statements.py's tables (HANDLERS, COMMANDS) when imported;
 # importing them here, not at the end of statements.py, keeps the imports free of circles.
-# The *_functions modules and query_shapes add their entries to the function table
-# (functions.TABLE) and the UDFs (udfs.UDFS) the same way.
+# The functions package (one module per Trino function page) and query_shapes add their
+# entries to the function table and the UDFs (udfs.UDFS) the same way.
 from athena_spark_emulator.sql import (  # noqa: F401
-    json_functions,
+    functions,
     partition_statements,
     query_shapes,
-    scalar_functions,
     schema_statements,
-    time_functions,
 )
 from athena_spark_emulator.sql.execution import (
     NEEDS_SPARK,

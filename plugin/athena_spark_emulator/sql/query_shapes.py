@@ -10,8 +10,9 @@ from typing import Callable, Optional
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql import functions, spark_forms, syntax
-from athena_spark_emulator.sql.functions import Fails, Refused, rewrites, same
+from athena_spark_emulator.sql import spark_forms, syntax
+from athena_spark_emulator.sql.functions import conversion as functions
+from athena_spark_emulator.sql.functions.conversion import Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import call, spark, type_of
 from athena_spark_emulator.sql.syntax import Untranslatable
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call

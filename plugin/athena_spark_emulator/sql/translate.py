@@ -12,7 +12,7 @@ from typing import Any, List, Mapping, Optional
 import sqlglot
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions import TABLE, Refused
+from athena_spark_emulator.sql.functions.conversion import TABLE, Refused
 from athena_spark_emulator.sql.query_shapes import unnest_generator
 from athena_spark_emulator.sql.spark_forms import literal_type, type_of
 from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable

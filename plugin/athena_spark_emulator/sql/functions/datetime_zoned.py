@@ -45,7 +45,7 @@ from typing import Any, Optional, Tuple
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions import TIME_FORMS, Fails, Refused, rewrites
+from athena_spark_emulator.sql.functions.conversion import TIME_FORMS, Fails, Refused, rewrites
 from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, spark, type_of, typed
 from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
 

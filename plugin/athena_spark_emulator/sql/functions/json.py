@@ -46,7 +46,7 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions import JSON_CAST, Refused, rewrites, same
+from athena_spark_emulator.sql.functions.conversion import JSON_CAST, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import call, spark, type_of, typed
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 

@@ -14,8 +14,9 @@ from typing import Any, Callable, Dict, Optional
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql import functions, udfs
-from athena_spark_emulator.sql.functions import Fails, Refused, rewrites
+from athena_spark_emulator.sql import udfs
+from athena_spark_emulator.sql.functions import conversion as functions
+from athena_spark_emulator.sql.functions.conversion import Fails, Refused, rewrites
 from athena_spark_emulator.sql.spark_forms import (
     is_date,
     is_decimal,
