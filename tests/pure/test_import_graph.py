@@ -123,3 +123,28 @@ def test_the_doctor_depends_on_the_core_and_not_the_other_way_round() -> None:
         if dep.startswith(doctor)
     )
     assert core_to_doctor == []
+
+
+FUNCTIONS = "athena_spark_emulator.sql.functions"
+#: what a module of sql/functions/ may import from the rest of sql/: the typing helpers and
+#: the UDFs' registry (both import nothing of sql/ back)
+FUNCTIONS_MAY_IMPORT = ("athena_spark_emulator.sql.spark_forms", "athena_spark_emulator.sql.udfs")
+
+
+def test_the_function_modules_import_only_the_table_the_helpers_and_each_other() -> None:
+    graph = import_graph("athena_spark_emulator")
+    modules = [name for name in graph if name.startswith(FUNCTIONS)]
+    assert f"{FUNCTIONS}.table" in modules and f"{FUNCTIONS}.regexp" in modules
+    outside = sorted(
+        f"{name} -> {dep}"
+        for name in modules
+        for dep in graph[name]
+        if not dep.startswith(FUNCTIONS) and dep not in FUNCTIONS_MAY_IMPORT
+    )
+    assert outside == []
+    # the helpers never import a function module back, and the table imports no page
+    for helper in FUNCTIONS_MAY_IMPORT:
+        assert not {d for d in graph[helper] if d.startswith("athena_spark_emulator.sql")}
+    assert graph[f"{FUNCTIONS}.table"] == set()
+    pages = {name: {d for d in graph[name] if d.startswith(FUNCTIONS)} for name in modules}
+    assert find_cycle(pages) is None

@@ -6,7 +6,10 @@ A statement sent with ``StartQueryExecution`` goes through these modules in orde
   tables it names, a CREATE's properties. Pure.
 * ``statements.py``: the handler for its kind (``@handles(kind)``, in the one table
   ``handlers.HANDLERS``) runs it on the emulator's Glue catalog, files and Spark.
-* ``translate.py``: a query rendered as Spark SQL with Athena's semantics. Pure.
+* ``translate.py``: a query rendered as Spark SQL with Athena's semantics, by the entries
+  of the one function table (``functions/table.py``), which ``functions/`` fills: one module
+  per page of Trino's function documentation (``functions/regexp.py`` for ``regexp.md``),
+  and ``query_shapes.py`` the query constructs a plain SELECT does not have. Pure.
 * ``results.py``: the rows and column types as ``GetQueryResults`` gives them. Pure.
 * ``execution.py``: the moto hooks around ``StartQueryExecution``, ``GetQueryExecution``
   and ``GetQueryResults`` that do all of this.

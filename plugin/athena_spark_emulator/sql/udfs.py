@@ -1,7 +1,7 @@
 """Small implementations of Athena functions that Spark SQL has no form for, run as Python
 UDFs in the session Athena SQL statements run in (execution.sql_session).
 
-An entry of the function table (functions.py) that needs one renders a call to
+An entry of the function table (functions/table.py) that needs one renders a call to
 ``athena_<name>(...)`` (:func:`udf_call`); the function itself is registered here with
 :func:`udf` and its Spark return type. Each is a pure Python function of Python values (None
 for NULL), testable without Spark.
@@ -33,6 +33,16 @@ class AthenaError(Exception):
     def __init__(self, text: str) -> None:
         self.text = text
         super().__init__(f"{ERROR_MARK}{text}{ERROR_END}")
+
+
+class Unsupported(Exception):
+    """A value a UDF cannot answer as Athena would: the query fails NOT_SUPPORTED (``try``
+    does not turn it into NULL, as it is no failure of Athena's)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(
+            f"{ERROR_MARK}NOT_SUPPORTED: the Athena emulator cannot run {text}{ERROR_END}"
+        )
 
 
 @dataclass(frozen=True)
