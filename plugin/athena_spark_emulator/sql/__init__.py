@@ -22,6 +22,8 @@ from __future__ import annotations
 # The functions package (one module per Trino function page) and query_shapes add their
 # entries to the function table and the UDFs (udfs.UDFS) the same way.
 from athena_spark_emulator.sql import (  # noqa: F401
+    ddl_statements,
+    dml_statements,
     functions,
     partition_statements,
     query_shapes,
