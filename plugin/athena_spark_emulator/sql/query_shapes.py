@@ -435,7 +435,7 @@ def lambda_parameter_type(node: exp.Expression) -> Optional[exp.DataType]:
     return None
 
 
-# ---- row[i], typeof(ARRAY[...]) / typeof(MAP(...)) -----------------------------------------------
+# ---- row[i] (typeof of an ARRAY[...] or MAP(...) is functions/conversion.py's) -----------------
 def row_subscript(node: exp.Expression, kind: exp.DataType) -> exp.Expression:
     """``row[i]``: the row's i-th field (from 1; a constant index, as Trino requires)."""
     [index] = node.expressions
