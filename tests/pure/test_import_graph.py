@@ -171,3 +171,28 @@ def test_every_emulator_module_sits_in_a_folder_or_at_the_top() -> None:
 
 def test_no_emulator_import_runs_up_a_level() -> None:
     assert upward_imports(import_graph("athena_spark_emulator")) == []
+
+
+FUNCTIONS = "athena_spark_emulator.sql.functions"
+#: what a module of sql/functions/ may import from the rest of sql/: the typing helpers and
+#: the UDFs' registry (both import nothing of sql/ back)
+FUNCTIONS_MAY_IMPORT = ("athena_spark_emulator.sql.spark_forms", "athena_spark_emulator.sql.udfs")
+
+
+def test_the_function_modules_import_only_the_table_the_helpers_and_each_other() -> None:
+    graph = import_graph("athena_spark_emulator")
+    modules = [name for name in graph if name.startswith(FUNCTIONS)]
+    assert f"{FUNCTIONS}.table" in modules and f"{FUNCTIONS}.regexp" in modules
+    outside = sorted(
+        f"{name} -> {dep}"
+        for name in modules
+        for dep in graph[name]
+        if not dep.startswith(FUNCTIONS) and dep not in FUNCTIONS_MAY_IMPORT
+    )
+    assert outside == []
+    # the helpers never import a function module back, and the table imports no page
+    for helper in FUNCTIONS_MAY_IMPORT:
+        assert not {d for d in graph[helper] if d.startswith("athena_spark_emulator.sql")}
+    assert graph[f"{FUNCTIONS}.table"] == set()
+    pages = {name: {d for d in graph[name] if d.startswith(FUNCTIONS)} for name in modules}
+    assert find_cycle(pages) is None

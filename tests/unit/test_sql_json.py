@@ -1,4 +1,4 @@
-"""Athena's JSON functions in the emulator (athena_spark_emulator/sql/json_functions.py):
+"""Athena's JSON functions in the emulator (athena_spark_emulator/sql/functions/json*.py):
 Trino's canonical JSON text, its legacy and SQL/JSON paths, the casts to and from JSON, as
 pure Python. The end-to-end path (a statement on Spark) is the conformance corpus's
 (tests/conformance/examples/json.yml, athena_json*.yml)."""
@@ -11,8 +11,9 @@ import pytest
 
 pytest.importorskip("sqlglot")
 
-from athena_spark_emulator.sql import json_functions as jf
 from athena_spark_emulator.sql import syntax, translate
+from athena_spark_emulator.sql.functions import json as jf
+from athena_spark_emulator.sql.functions import json_cast, json_path, json_table
 from athena_spark_emulator.sql.syntax import Untranslatable
 from athena_spark_emulator.sql.udfs import UDFS, AthenaError
 
@@ -113,17 +114,17 @@ def test_json_array_functions():
 
 
 def test_casts_to_json():
-    assert jf.to_json("abc", "s") == '"abc"'
-    assert jf.to_json(1.234, "d") == "1.234"
-    assert jf.to_json([1, None, 3], ["a", ["i", 32]]) == "[1,null,3]"
-    assert jf.to_json({"k2": 1, "k1": "[1]"}, ["m", "s", "j"]) == '{"k1":[1],"k2":1}'
+    assert json_cast.to_json("abc", "s") == '"abc"'
+    assert json_cast.to_json(1.234, "d") == "1.234"
+    assert json_cast.to_json([1, None, 3], ["a", ["i", 32]]) == "[1,null,3]"
+    assert json_cast.to_json({"k2": 1, "k1": "[1]"}, ["m", "s", "j"]) == '{"k1":[1],"k2":1}'
     fields = ["r", [["v1", ["i", 64]], ["v2", "s"]]]
-    assert jf.to_json((123, "abc"), fields) == '{"v1":123,"v2":"abc"}'
+    assert json_cast.to_json((123, "abc"), fields) == '{"v1":123,"v2":"abc"}'
 
 
 def test_casts_from_json():
     def cast(text, kind):
-        return jf.json_cast(text, json.dumps(kind))
+        return json_cast.json_cast(text, json.dumps(kind))
 
     assert cast("1.5", ["i", 32]) == "2"
     assert cast('"12"', ["i", 64]) == "12"
@@ -154,21 +155,23 @@ CUSTOMERS = [
 
 
 def test_json_exists():
-    assert [jf.json_exists(c, "lax $.children[*]?(@ > 10)") for c in CUSTOMERS] == [
+    assert [json_path.json_exists(c, "lax $.children[*]?(@ > 10)") for c in CUSTOMERS] == [
         True,
         True,
         False,
     ]
-    assert jf.json_exists(CUSTOMERS[0], "strict $.nope") is False
-    strict = [jf.json_exists(c, "strict $.children[2]?(@ > 10)", "unknown") for c in CUSTOMERS]
+    assert json_path.json_exists(CUSTOMERS[0], "strict $.nope") is False
+    strict = [
+        json_path.json_exists(c, "strict $.children[2]?(@ > 10)", "unknown") for c in CUSTOMERS
+    ]
     assert strict == [True, None, None]
     with pytest.raises(AthenaError):
-        jf.json_exists(CUSTOMERS[1], "strict $.children[2]", "error")
+        json_path.json_exists(CUSTOMERS[1], "strict $.children[2]", "error")
 
 
 def test_json_query():
     def query(text, path, wrapper="without", omit=False, empty="null", error="null"):
-        return jf.json_query(text, path, wrapper, omit, empty, error)
+        return json_path.json_query(text, path, wrapper, omit, empty, error)
 
     assert [query(c, "lax $.children") for c in CUSTOMERS] == ["[10,13,16]", "[8,11]", "[2]"]
     assert [query(c, "lax $.children[*]") for c in CUSTOMERS] == [None, None, "2"]
@@ -187,7 +190,7 @@ def test_json_query():
 
 def test_json_value():
     def value(text, path, returning="s", empty=("null", None), error=("null", None)):
-        return jf.json_value(text, path, returning, *empty, *error)
+        return json_path.json_value(text, path, returning, *empty, *error)
 
     assert value(CUSTOMERS[0], "lax $.comment") == "nice"
     assert value(CUSTOMERS[0], "lax $.children[0]", "i8") == "10"
@@ -222,7 +225,7 @@ def test_json_table_rows_follow_the_default_plan():
         ],
     }
     text = '[{"continent": "Asia", "countries": [{"name": "Japan"}]}, {"continent": "Mars"}]'
-    assert json.loads(jf.json_table(text, json.dumps(spec))) == [
+    assert json.loads(json_table.json_table(text, json.dumps(spec))) == [
         {"continent": "Asia", "country": "Japan"},
         {"continent": "Mars"},  # OUTER: the parent row without nested rows
     ]

@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("sqlglot")
 
 from athena_spark_emulator.sql import query_shapes, syntax
+from athena_spark_emulator.sql.functions import array
 from athena_spark_emulator.sql.syntax import Untranslatable
 from athena_spark_emulator.sql.translate import to_spark
 from athena_spark_emulator.sql.udfs import AthenaError
@@ -19,8 +20,8 @@ def spark_sql(statement: str) -> str:
 
 
 def test_combinations_in_trinos_order():
-    assert query_shapes.combination_indices(3, 2) == [[0, 1], [0, 2], [1, 2]]
-    assert query_shapes.combination_indices(4, 2) == [
+    assert array.combination_indices(3, 2) == [[0, 1], [0, 2], [1, 2]]
+    assert array.combination_indices(4, 2) == [
         [0, 1],
         [0, 2],
         [1, 2],
@@ -28,29 +29,29 @@ def test_combinations_in_trinos_order():
         [1, 3],
         [2, 3],
     ]
-    assert query_shapes.combination_indices(4, 3)[:2] == [[0, 1, 2], [0, 1, 3]]
-    assert query_shapes.combination_indices(2, 3) == []
-    assert query_shapes.combination_indices(2, 0) == [[]]
-    assert query_shapes.combination_indices(None, 2) is None
+    assert array.combination_indices(4, 3)[:2] == [[0, 1, 2], [0, 1, 3]]
+    assert array.combination_indices(2, 3) == []
+    assert array.combination_indices(2, 0) == [[]]
+    assert array.combination_indices(None, 2) is None
 
 
 def test_combinations_fail_as_trino():
     with pytest.raises(AthenaError, match="must not be negative: -1"):
-        query_shapes.combination_indices(3, -1)
+        array.combination_indices(3, -1)
     with pytest.raises(AthenaError, match="must not exceed 5: 6"):
-        query_shapes.combination_indices(9, 6)
+        array.combination_indices(9, 6)
     with pytest.raises(AthenaError, match="combinations exceed max size"):
-        query_shapes.combination_indices(200, 5)
+        array.combination_indices(200, 5)
 
 
 def test_vector_functions():
-    assert query_shapes.dot_product([1, 2], [3, 4]) == 11.0
-    assert query_shapes.euclidean_distance([0, 0], [3, 4]) == 5.0
-    assert query_shapes.dot_product(None, [1]) is None
+    assert array.dot_product([1, 2], [3, 4]) == 11.0
+    assert array.euclidean_distance([0, 0], [3, 4]) == 5.0
+    assert array.dot_product(None, [1]) is None
     with pytest.raises(AthenaError, match="same length"):
-        query_shapes.dot_product([1], [1, 2])
+        array.dot_product([1], [1, 2])
     with pytest.raises(AthenaError, match="must not be null"):
-        query_shapes.euclidean_distance([1, None], [1, 2])
+        array.euclidean_distance([1, None], [1, 2])
 
 
 def test_grouping_is_spark_grouping_id():

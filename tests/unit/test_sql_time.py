@@ -1,5 +1,5 @@
 """The emulator's time zone and time-of-day functions (athena_spark_emulator/sql/
-time_functions.py): the pure helpers and UDFs against Trino's documented answers, and the
+functions/datetime*.py): the pure helpers and UDFs against Trino's documented answers, and the
 translation's refusals. The end-to-end path on Spark is the conformance corpus's."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ pytest.importorskip("sqlglot")
 import sqlglot
 
 from athena_spark_emulator.sql import results
-from athena_spark_emulator.sql import time_functions as tf
-from athena_spark_emulator.sql.functions import Fails
+from athena_spark_emulator.sql.functions import datetime as datetime_fns
+from athena_spark_emulator.sql.functions import datetime_format, datetime_zoned
+from athena_spark_emulator.sql.functions.table import Fails
 from athena_spark_emulator.sql.syntax import DIALECT
 from athena_spark_emulator.sql.translate import to_spark
 from athena_spark_emulator.sql.udfs import AthenaError
@@ -38,45 +39,48 @@ from athena_spark_emulator.sql.udfs import AthenaError
     ],
 )
 def test_zone_ids_are_normalised_as_trino_does(text, zone):
-    assert tf.zone_id(text) == zone
+    assert datetime_zoned.zone_id(text) == zone
 
 
 def test_a_literal_keeps_its_zone_and_prints_three_digits_at_least():
-    assert tf.tstz_literal("2012-10-31 01:00 UTC", 0) == ("2012-10-31 01:00:00.000 UTC", 0)
-    text, offset = tf.tstz_literal("2001-08-22 03:04:05.321 GMT-08:30", 3)
+    assert datetime_zoned.tstz_literal("2012-10-31 01:00 UTC", 0) == (
+        "2012-10-31 01:00:00.000 UTC",
+        0,
+    )
+    text, offset = datetime_zoned.tstz_literal("2001-08-22 03:04:05.321 GMT-08:30", 3)
     assert (text, offset) == ("2001-08-22 03:04:05.321 -08:30", -30600)
 
 
 def test_at_time_zone_is_the_same_instant_elsewhere():
-    value = tf.tstz_literal("2012-10-31 01:00 UTC", 0)
-    assert tf.tstz_at_zone(value, "America/Los_Angeles", 3) == (
+    value = datetime_zoned.tstz_literal("2012-10-31 01:00 UTC", 0)
+    assert datetime_zoned.tstz_at_zone(value, "America/Los_Angeles", 3) == (
         "2012-10-30 18:00:00.000 America/Los_Angeles",
         -25200,
     )
 
 
 def test_the_repeated_hour_keeps_its_instant():
-    first = tf.ts_at_zone(1352017800 * 10**6, "America/Los_Angeles", 3)  # 08:30 UTC
-    second = tf.ts_at_zone(1352021400 * 10**6, "America/Los_Angeles", 3)  # 09:30 UTC
+    first = datetime_zoned.ts_at_zone(1352017800 * 10**6, "America/Los_Angeles", 3)  # 08:30 UTC
+    second = datetime_zoned.ts_at_zone(1352021400 * 10**6, "America/Los_Angeles", 3)  # 09:30 UTC
     assert first[0] == second[0] == "2012-11-04 01:30:00.000 America/Los_Angeles"
-    assert tf.instant(second)[0] - tf.instant(first)[0] == 3600 * 10**9
+    assert datetime_zoned.instant(second)[0] - datetime_zoned.instant(first)[0] == 3600 * 10**9
 
 
 def test_with_timezone_reads_the_wall_time_in_the_zone():
     micros = int(
         (datetime.datetime(2021, 8, 22, 4) - datetime.datetime(1970, 1, 1)).total_seconds()
     )
-    value = tf.with_timezone(micros * 10**6, "Canada/Newfoundland", 3)
+    value = datetime_zoned.with_timezone(micros * 10**6, "Canada/Newfoundland", 3)
     assert value[0] == "2021-08-22 04:00:00.000 Canada/Newfoundland"
-    assert (tf.timezone_hour(value), tf.timezone_minute(value)) == (-2, -30)
-    assert tf.tstz_zone(value) == "Canada/Newfoundland"
+    assert (datetime_zoned.timezone_hour(value), datetime_zoned.timezone_minute(value)) == (-2, -30)
+    assert datetime_zoned.tstz_zone(value) == "Canada/Newfoundland"
 
 
 def test_to_iso8601_ends_in_z_for_utc():
-    value = tf.tstz_literal("2023-01-01 00:00:00.000 UTC", 3)
-    assert tf.tstz_iso8601(value, 3) == "2023-01-01T00:00:00.000Z"
-    other = tf.tstz_literal("2023-01-01 00:00:00.000 +01:00", 3)
-    assert tf.tstz_iso8601(other, 3) == "2023-01-01T00:00:00.000+01:00"
+    value = datetime_zoned.tstz_literal("2023-01-01 00:00:00.000 UTC", 3)
+    assert datetime_zoned.tstz_iso8601(value, 3) == "2023-01-01T00:00:00.000Z"
+    other = datetime_zoned.tstz_literal("2023-01-01 00:00:00.000 +01:00", 3)
+    assert datetime_zoned.tstz_iso8601(other, 3) == "2023-01-01T00:00:00.000+01:00"
 
 
 @pytest.mark.parametrize(
@@ -84,19 +88,19 @@ def test_to_iso8601_ends_in_z_for_utc():
     [("2020-05-11", "2020-05-11"), ("2020-W10", "2020-03-02"), ("2020-123", "2020-05-02")],
 )
 def test_from_iso8601_date(text, day):
-    assert tf.from_iso8601_date(text) == datetime.date.fromisoformat(day)
+    assert datetime_fns.from_iso8601_date(text) == datetime.date.fromisoformat(day)
 
 
 def test_from_iso8601_timestamps():
-    assert tf.from_iso8601_timestamp("2020-05-11")[0] == "2020-05-11 00:00:00.000 UTC"
-    assert tf.from_iso8601_timestamp("2020-05-11T11:15:05.055+01:00")[0] == (
+    assert datetime_fns.from_iso8601_timestamp("2020-05-11")[0] == "2020-05-11 00:00:00.000 UTC"
+    assert datetime_fns.from_iso8601_timestamp("2020-05-11T11:15:05.055+01:00")[0] == (
         "2020-05-11 11:15:05.055 +01:00"
     )
-    assert tf.from_iso8601_timestamp_nanos("2020-05-11T11:15:05.123456789+01:00")[0] == (
+    assert datetime_fns.from_iso8601_timestamp_nanos("2020-05-11T11:15:05.123456789+01:00")[0] == (
         "2020-05-11 11:15:05.123456789 +01:00"
     )
     with pytest.raises(AthenaError, match="INVALID_FUNCTION_ARGUMENT"):
-        tf.from_iso8601_timestamp("yesterday")
+        datetime_fns.from_iso8601_timestamp("yesterday")
 
 
 @pytest.mark.parametrize(
@@ -108,17 +112,17 @@ def test_from_iso8601_timestamps():
     ],
 )
 def test_from_unixtime_nanos(value, text):
-    assert tf.from_unixtime_nanos(value)[0] == text
+    assert datetime_fns.from_unixtime_nanos(value)[0] == text
 
 
 def test_date_add_and_diff_of_zoned_timestamps():
-    value = tf.tstz_literal("2020-03-01 00:00:00 UTC", 0)
-    assert tf.tstz_date_add("day", -1, value, 0)[0] == "2020-02-29 00:00:00.000 UTC"
-    later = tf.tstz_literal("2020-03-02 00:00:00 UTC", 0)
-    assert tf.tstz_date_diff("hour", value, later) == 24
-    jan = tf.tstz_literal("2020-01-31 00:00 UTC", 0)
-    feb = tf.tstz_literal("2020-02-29 00:00 UTC", 0)
-    assert tf.tstz_date_diff("month", jan, feb) == 1
+    value = datetime_zoned.tstz_literal("2020-03-01 00:00:00 UTC", 0)
+    assert datetime_zoned.tstz_date_add("day", -1, value, 0)[0] == "2020-02-29 00:00:00.000 UTC"
+    later = datetime_zoned.tstz_literal("2020-03-02 00:00:00 UTC", 0)
+    assert datetime_zoned.tstz_date_diff("hour", value, later) == 24
+    jan = datetime_zoned.tstz_literal("2020-01-31 00:00 UTC", 0)
+    feb = datetime_zoned.tstz_literal("2020-02-29 00:00 UTC", 0)
+    assert datetime_zoned.tstz_date_diff("month", jan, feb) == 1
 
 
 @pytest.mark.parametrize(
@@ -132,16 +136,16 @@ def test_date_add_and_diff_of_zoned_timestamps():
     ],
 )
 def test_human_readable_seconds(seconds, text):
-    assert tf.human_readable_seconds(float(seconds)) == text
+    assert datetime_fns.human_readable_seconds(float(seconds)) == text
 
 
 def test_parse_duration_rounds_to_milliseconds():
-    assert tf.parse_duration("42.8ms") == datetime.timedelta(milliseconds=43)
-    assert tf.parse_duration("3.81 d") == datetime.timedelta(
+    assert datetime_fns.parse_duration("42.8ms") == datetime.timedelta(milliseconds=43)
+    assert datetime_fns.parse_duration("3.81 d") == datetime.timedelta(
         days=3, seconds=19 * 3600 + 26 * 60 + 24
     )
     with pytest.raises(AthenaError, match="not a valid data duration string"):
-        tf.parse_duration("soon")
+        datetime_fns.parse_duration("soon")
 
 
 def test_results_print_the_struct_as_its_text():
@@ -191,24 +195,26 @@ def test_time_arithmetic_is_folded():
 def test_format_datetime_prints_joda_patterns_of_milliseconds():
     micros = 1591804523383456  # 2020-06-10 15:55:23.383456
     pattern = "yyyy-MM-dd'T'HH:mm:ss.SSSSSS EEEE MMM h a"
-    assert tf.format_datetime_ts(micros, pattern) == (
+    assert datetime_format.format_datetime_ts(micros, pattern) == (
         "2020-06-10T15:55:23.383000 Wednesday Jun 3 PM"
     )
-    assert tf.joda_tokens("yyyy z") is None
+    assert datetime_format.joda_tokens("yyyy z") is None
 
 
 def test_format_of_dates_with_java_t_conversions():
     day = datetime.date(2006, 7, 4)
-    assert tf.format_dates("%1$tA, %1$tB %1$te, %1$tY", day) == "Tuesday, July 4, 2006"
-    assert tf.format_dates("%tF %tb", day, day) == "2006-07-04 Jul"
+    assert datetime_format.format_dates("%1$tA, %1$tB %1$te, %1$tY", day) == "Tuesday, July 4, 2006"
+    assert datetime_format.format_dates("%tF %tb", day, day) == "2006-07-04 Jul"
 
 
 def test_casts_of_a_zoned_timestamp_read_its_wall_time():
-    value = tf.from_iso8601_timestamp_nanos("2020-05-11T11:15:05.123456789+01:00")
-    assert tf.tstz_to_timestamp(value, 6) == datetime.datetime(2020, 5, 11, 11, 15, 5, 123457)
-    assert tf.tstz_to_timestamp(value, 0) == datetime.datetime(2020, 5, 11, 11, 15, 5)
-    late = tf.tstz_literal("2020-05-11 23:30 America/Los_Angeles", 0)
-    assert tf.tstz_to_date(late) == datetime.date(2020, 5, 11)
+    value = datetime_fns.from_iso8601_timestamp_nanos("2020-05-11T11:15:05.123456789+01:00")
+    assert datetime_zoned.tstz_to_timestamp(value, 6) == datetime.datetime(
+        2020, 5, 11, 11, 15, 5, 123457
+    )
+    assert datetime_zoned.tstz_to_timestamp(value, 0) == datetime.datetime(2020, 5, 11, 11, 15, 5)
+    late = datetime_zoned.tstz_literal("2020-05-11 23:30 America/Los_Angeles", 0)
+    assert datetime_zoned.tstz_to_date(late) == datetime.date(2020, 5, 11)
 
 
 def test_a_cast_of_a_zoned_timestamp_to_text_needs_three_digits():
@@ -222,5 +228,5 @@ def test_a_cast_of_a_zoned_timestamp_to_text_needs_three_digits():
 def test_field_functions_read_the_wall_time_in_the_zone():
     sql = _spark("SELECT hour(timestamp '2020-05-11 23:30 America/Los_Angeles')")
     assert "ATHENA_TSTZ_TO_TIMESTAMP" in sql
-    value = tf.tstz_literal("2020-05-11 23:30:00.123 America/Los_Angeles", 3)
-    assert tf.tstz_unixtime(value) == 1589265000.123
+    value = datetime_zoned.tstz_literal("2020-05-11 23:30:00.123 America/Los_Angeles", 3)
+    assert datetime_zoned.tstz_unixtime(value) == 1589265000.123

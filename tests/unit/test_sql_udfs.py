@@ -10,7 +10,8 @@ pytest.importorskip("sqlglot")
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql import scalar_functions, udfs
+from athena_spark_emulator.sql import udfs
+from athena_spark_emulator.sql.functions import string
 
 
 def test_each_udf_has_a_null_on_error_twin():
@@ -48,4 +49,4 @@ def test_athena_error_text_is_found_inside_a_python_traceback():
     ("digits", "valid"), [("79927398713", True), ("79927398714", False), ("0", True)]
 )
 def test_luhn_check(digits, valid):
-    assert scalar_functions.luhn_check(digits) is valid
+    assert string.luhn_check(digits) is valid

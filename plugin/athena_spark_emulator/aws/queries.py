@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, Optional
 from athena_spark_emulator.aws.backend import EmulatorBackend, current
 from athena_spark_emulator.sql import statements as sql_statements
 from athena_spark_emulator.sql import syntax, udfs
-from athena_spark_emulator.sql.functions import Fails
+from athena_spark_emulator.sql.functions.table import Fails
 from athena_spark_emulator.sql.statements import Engine, Outcome, Statement
 
 NEEDS_SPARK = (

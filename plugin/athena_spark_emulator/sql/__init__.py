@@ -6,8 +6,12 @@ A statement sent with ``StartQueryExecution`` goes through these modules in orde
   tables it names, a CREATE's properties. Pure.
 * ``statements.py``: the handler for its kind (``@handles(kind)``, in the one table
   ``handlers.HANDLERS``) runs it on the emulator's Glue catalog, files and Spark.
-* ``translate.py``: a query rendered as Spark SQL with Athena's semantics. Pure.
+* ``translate.py``: a query rendered as Spark SQL with Athena's semantics, by the entries
+  of the one function table (``functions/table.py``), which ``functions/`` fills: one module
+  per page of Trino's function documentation (``functions/regexp.py`` for ``regexp.md``),
+  and ``query_shapes.py`` the query constructs a plain SELECT does not have. Pure.
 * ``results.py``: the rows and column types as ``GetQueryResults`` gives them. Pure.
+
 The moto hooks around ``StartQueryExecution``, ``GetQueryExecution`` and
 ``GetQueryResults`` that do all of this are the AWS front's (``aws/queries.py``).
 """
@@ -16,13 +20,13 @@ from __future__ import annotations
 
 # They register their handlers in statements.py's tables (HANDLERS, COMMANDS) when imported;
 # importing them here, not at the end of statements.py, keeps the imports free of circles.
-# The *_functions modules and query_shapes add their entries to the function table
-# (functions.TABLE) and the UDFs (udfs.UDFS) the same way.
+# The functions package (one module per Trino function page) and query_shapes add their
+# entries to the function table and the UDFs (udfs.UDFS) the same way.
 from athena_spark_emulator.sql import (  # noqa: F401
-    json_functions,
+    ddl_statements,
+    dml_statements,
+    functions,
     partition_statements,
     query_shapes,
-    scalar_functions,
     schema_statements,
-    time_functions,
 )

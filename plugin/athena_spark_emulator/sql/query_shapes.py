@@ -1,26 +1,30 @@
-"""Athena's query constructs beyond a plain SELECT (GROUPING SETS, CUBE, ROLLUP, grouping(), UNNEST of rows, maps and several arrays, WITH ORDINALITY, quantified subqueries, row.*, VALUES statements) and the array, map and aggregate functions Spark has no form for: each an entry of the function table (functions.py), with a Spark form or a
-small implementation (a UDF of udfs.py). Registered when the athena_spark_emulator.sql
-package is imported (its __init__)."""
+"""Athena's query constructs beyond a plain SELECT (GROUPING SETS, CUBE, ROLLUP, grouping(),
+FILTER of an aggregate, UNNEST of rows, maps and several arrays, WITH ORDINALITY, quantified
+subqueries, row.*, row[i], CORRESPONDING, WITH FUNCTION, WITH RECURSIVE): each an entry of
+the function table (functions/table.py), with a Spark form or a small implementation (a UDF
+of udfs.py). Functions are not here but in functions/, one module per page of Trino's
+function documentation. Registered when the athena_spark_emulator.sql package is imported
+(its __init__)."""
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Callable, Optional
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql import functions, spark_forms, syntax
-from athena_spark_emulator.sql.functions import Fails, Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import call, spark, type_of
+from athena_spark_emulator.sql import spark_forms, syntax
+from athena_spark_emulator.sql.functions.table import SHAPES, Refused, rewrites, same
+from athena_spark_emulator.sql.spark_forms import spark, type_of
 from athena_spark_emulator.sql.syntax import Untranslatable
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
-
 
 # ---- GROUPING SETS, CUBE, ROLLUP, grouping() -------------------------------------------------
 # Spark's grouping analytics are Trino's: each grouping set (a CUBE or ROLLUP its sets) run
 # as a GROUP BY of its columns, the other grouped columns NULL; several grouping elements
 # (GROUP BY GROUPING SETS (...), ROLLUP (...)) cross their sets, in both.
+
+
 def _grouping_check(node: exp.Expression) -> Optional[str]:
     group = node.parent
     if isinstance(group, exp.Group) and group.args.get("all") is not None:
@@ -42,171 +46,7 @@ def grouping(node: exp.Expression) -> exp.Expression:
     return exp.Anonymous(this="grouping_id", expressions=list(node.expressions))
 
 
-# ---- aggregates ------------------------------------------------------------------------------
-@rewrites("reduce_agg", "reduce_agg")
-def reduce_agg(node: exp.Expression) -> exp.Expression:
-    """Trino's reduce_agg(value, initial, input, combine): ``input`` folded over the group's
-    non-NULL values from ``initial`` (in no order: Trino's combine of partial states has
-    none either); NULL when there is none. Spark: aggregate() over collect_list (which
-    drops NULLs)."""
-    args = node.expressions
-    if len(args) != 4 or not all(isinstance(a, exp.Lambda) for a in args[2:]):
-        raise Refused(f"{node.sql('athena')} (reduce_agg takes a value, a state, two lambdas)")
-    value, initial, step = args[0], args[1], args[2]
-    if isinstance(initial, exp.Null):
-        raise Refused("reduce_agg with a NULL initial state")
-    return spark(
-        "CASE WHEN count(_0) = 0 THEN NULL ELSE aggregate(collect_list(_0), _1, _2) END",
-        value,
-        initial,
-        step,
-    )
-
-
-# ---- arrays ----------------------------------------------------------------------------------
-MAX_COMBINATION_LENGTH = 5
-MAX_RESULT_ELEMENTS = 100_000
-
-
-@udf("combination_indices", "array<array<int>>")
-def combination_indices(length: Optional[int], size: Optional[int]) -> Optional[list]:
-    """The 0-based positions of Trino's combinations(array, size) for an array of ``length``,
-    in Trino's order: the first position moves fastest ([0, 1], [0, 2], [1, 2], [0, 3], ...)."""
-    if length is None or size is None:
-        return None
-    if size < 0:
-        raise AthenaError(
-            f"INVALID_FUNCTION_ARGUMENT: combination size must not be negative: {size}"
-        )
-    if size > MAX_COMBINATION_LENGTH:
-        raise AthenaError(
-            "INVALID_FUNCTION_ARGUMENT: combination size must not exceed "
-            f"{MAX_COMBINATION_LENGTH}: {size}"
-        )
-    if size > length:
-        return []
-    if math.comb(length, size) * size > MAX_RESULT_ELEMENTS:
-        raise AthenaError("INVALID_FUNCTION_ARGUMENT: combinations exceed max size")
-    combination = [*range(size), length]  # the last one a sentinel
-    found = []
-    while True:
-        found.append(combination[:size])
-        for i in range(size):
-            if combination[i] + 1 < combination[i + 1]:
-                combination[i] += 1
-                combination[:i] = range(i)
-                break
-        else:
-            return found
-
-
-@rewrites("combinations", "combinations")
-def combinations(node: exp.Expression) -> exp.Expression:
-    if len(node.expressions) != 2:
-        raise Refused(f"{node.sql('athena')} (combinations takes an array and a size)")
-    array, size = node.expressions
-    positions = udf_call("combination_indices", spark("size(_0)", array), size)
-    return spark("transform(_0, c -> transform(c, i -> _1[i]))", positions, array)
-
-
-@rewrites(exp.ArrayFirst, "array_first")
-def array_first(node: exp.Expression) -> exp.Expression:
-    """Trino's array_first: the first element, NULL for an empty array."""
-    return call("try_element_at", node.this, exp.Literal.number(1))
-
-
-@rewrites(exp.ArrayLast, "array_last")
-def array_last(node: exp.Expression) -> exp.Expression:
-    """Trino's array_last: the last element, NULL for an empty array."""
-    return call("try_element_at", node.this, exp.Literal.number(-1))
-
-
-def _numbers(values: list, name: str) -> list:
-    for value in values:
-        if value is None:
-            raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: {name}: array elements must not be null")
-    return [float(v) for v in values]
-
-
-def _same_length(left: list, right: list, name: str) -> None:
-    if len(left) != len(right):
-        raise AthenaError(
-            f"INVALID_FUNCTION_ARGUMENT: {name}: the arrays must have the same length"
-        )
-
-
-@udf("dot_product", "double")
-def dot_product(left: Optional[list], right: Optional[list]) -> Optional[float]:
-    """Trino's dot_product of two arrays of numbers (a double)."""
-    if left is None or right is None:
-        return None
-    _same_length(left, right, "dot_product")
-    total = 0.0
-    for x, y in zip(_numbers(left, "dot_product"), _numbers(right, "dot_product")):
-        total += x * y
-    return total
-
-
-@udf("euclidean_distance", "double")
-def euclidean_distance(left: Optional[list], right: Optional[list]) -> Optional[float]:
-    """Trino's euclidean_distance of two arrays of numbers (a double)."""
-    if left is None or right is None:
-        return None
-    name = "euclidean_distance"
-    _same_length(left, right, name)
-    total = 0.0
-    for x, y in zip(_numbers(left, name), _numbers(right, name)):
-        total += (x - y) * (x - y)
-    return math.sqrt(total)
-
-
-@rewrites(exp.DotProduct, "dot_product")
-def _dot_product(node: exp.Expression) -> exp.Expression:
-    return udf_call("dot_product", node.this, node.expression)
-
-
-@rewrites(exp.EuclideanDistance, "euclidean_distance")
-def _euclidean_distance(node: exp.Expression) -> exp.Expression:
-    return udf_call("euclidean_distance", node.this, node.expression)
-
-
-# ---- maps ------------------------------------------------------------------------------------
-@rewrites("map_concat", "map_concat")
-def map_concat(node: exp.Expression) -> exp.Expression:
-    """Trino's map_concat: a key in several maps takes the last one's value; the result
-    lists the last map's entries, then each earlier map's new keys, last to first (Trino's
-    order). NULL when a map is NULL (Spark's map_concat too)."""
-    maps = list(node.expressions)
-    if len(maps) < 2:
-        raise Fails(
-            "INVALID_FUNCTION_ARGUMENT: There must be two or more concatenation arguments "
-            "to map_concat"
-        )
-    result = maps[-1]
-    for earlier in reversed(maps[:-1]):
-        result = spark(
-            "map_concat(_0, map_filter(_1, (k, v) -> NOT array_contains(map_keys(_0), k)))",
-            result,
-            earlier,
-        )
-    return result
-
-
-@rewrites("multimap_from_entries", "multimap_from_entries")
-def multimap_from_entries(node: exp.Expression) -> exp.Expression:
-    """Trino's multimap_from_entries: each key (in order of first appearance) with the
-    array of its values. A row's two fields are read through a one-entry map (whatever the
-    row's field names), which fails for a NULL key as Trino does."""
-    if len(node.expressions) != 1:
-        raise Refused(f"{node.sql('athena')} (one array of rows)")
-    entries = spark(
-        "transform(_0, e -> map_entries(map_from_entries(array(e)))[0])", node.expressions[0]
-    )
-    return spark(
-        "map_from_entries(transform(array_distinct(transform(_0, e -> e.key)), "
-        "k -> struct(k, transform(filter(_0, e -> e.key = k), e -> e.value))))",
-        entries,
-    )
+# ---- FILTER (WHERE ...) of an aggregate ------------------------------------------------------
 
 
 @rewrites(exp.Filter, "FILTER (WHERE ...)")
@@ -595,7 +435,7 @@ def lambda_parameter_type(node: exp.Expression) -> Optional[exp.DataType]:
     return None
 
 
-# ---- row[i], typeof(ARRAY[...]) / typeof(MAP(...)) -----------------------------------------------
+# ---- row[i] (typeof of an ARRAY[...] or MAP(...) is functions/conversion.py's) -----------------
 def row_subscript(node: exp.Expression, kind: exp.DataType) -> exp.Expression:
     """``row[i]``: the row's i-th field (from 1; a constant index, as Trino requires)."""
     [index] = node.expressions
@@ -762,7 +602,7 @@ def recursive_with(node: exp.Expression) -> exp.Expression:
     return result
 
 
-functions.SHAPES.update(
+SHAPES.update(
     recursive_with=recursive_with,
     corresponding=corresponding,
     row_subscript=row_subscript,

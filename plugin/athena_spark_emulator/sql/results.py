@@ -34,7 +34,7 @@ _SIMPLE_TYPES = {
 }
 
 
-#: The Spark structs that stand for Athena's zoned and time-of-day values (time_functions.py):
+#: The Spark structs that stand for Athena's zoned and time-of-day values (functions/datetime_zoned.py):
 #: the first field's name, the Athena type; the value prints as that field's text.
 _TEXT_STRUCTS = {
     "athena_tstz": "timestamp with time zone",

@@ -151,6 +151,14 @@ def is_date(kind: Optional[exp.DataType]) -> bool:
     return kind is not None and kind.this == exp.DataType.Type.DATE
 
 
+def is_text(kind: Optional[exp.DataType]) -> bool:
+    return kind is not None and kind.this in (
+        exp.DataType.Type.VARCHAR,
+        exp.DataType.Type.TEXT,
+        exp.DataType.Type.CHAR,
+    )
+
+
 def is_timestamp(kind: Optional[exp.DataType]) -> bool:
     return kind is not None and kind.this in (
         exp.DataType.Type.TIMESTAMP,
@@ -175,3 +183,21 @@ def decimal_parts(kind: exp.DataType) -> Optional[tuple]:
     precision = int(params[0].this.this) if params else 38
     scale = int(params[1].this.this) if len(params) > 1 else 0
     return precision, scale
+
+
+def literal_text(node: exp.Expression) -> Optional[str]:
+    """The text of a string literal (None: not one)."""
+    return node.this if isinstance(node, exp.Literal) and node.is_string else None
+
+
+def literal_int(node: exp.Expression) -> Optional[int]:
+    """The value of an integer literal, negated ones too (None: not one)."""
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return int(node.this)
+        except ValueError:
+            return None
+    if isinstance(node, exp.Neg):
+        inner = literal_int(node.this)
+        return None if inner is None else -inner
+    return None

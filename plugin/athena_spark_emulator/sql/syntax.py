@@ -109,7 +109,7 @@ def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
     text = statement
     if "json_" in statement.lower():  # SQL/JSON clauses sqlglot cannot parse
-        from athena_spark_emulator.sql.json_functions import json_clauses
+        from athena_spark_emulator.sql.functions.json import json_clauses
 
         text = json_clauses(statement)
     try:

@@ -12,7 +12,7 @@ from typing import Any, List, Mapping, Optional
 import sqlglot
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions import TABLE, Refused
+from athena_spark_emulator.sql.functions.table import TABLE, Refused
 from athena_spark_emulator.sql.query_shapes import unnest_generator
 from athena_spark_emulator.sql.spark_forms import literal_type, type_of
 from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable
@@ -29,8 +29,8 @@ def to_spark(
     Athena types (``column_types.py``: what Athena's typing of division, casts and dates
     needs).
 
-    A function, operator, type or construct not in the table of functions.py fails with
-    :class:`Untranslatable` naming it (``NOT_SUPPORTED``)."""
+    A function, operator, type or construct not in the function table (functions/table.py)
+    fails with :class:`Untranslatable` naming it (``NOT_SUPPORTED``)."""
     copy = query.copy()
     originals = [t for t in query.find_all(exp.Table)]
     copies = [t for t in copy.find_all(exp.Table)]
@@ -166,8 +166,9 @@ _NEEDS_TYPES = (
 def athena_semantics(
     tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]
 ) -> exp.Expression:
-    """``tree`` checked against the table of functions.py (:class:`Refused` for what is not
-    in it), typed as far as needed, and rewritten into Spark forms with Athena's semantics."""
+    """``tree`` checked against the function table of functions/table.py (:class:`Refused`
+    for what is not in it), typed as far as needed, and rewritten into Spark forms with
+    Athena's semantics."""
     check(tree)
     if tree.find(*_NEEDS_TYPES):
         annotate(tree, schemas)

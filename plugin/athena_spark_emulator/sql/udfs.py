@@ -1,13 +1,13 @@
 """Small implementations of Athena functions that Spark SQL has no form for, run as Python
-UDFs in the session Athena SQL statements run in (execution.sql_session).
+UDFs in the session Athena SQL statements run in (aws/queries.py: sql_session).
 
-An entry of the function table (functions.py) that needs one renders a call to
+An entry of the function table (functions/table.py) that needs one renders a call to
 ``athena_<name>(...)`` (:func:`udf_call`); the function itself is registered here with
 :func:`udf` and its Spark return type. Each is a pure Python function of Python values (None
 for NULL), testable without Spark.
 
 A function that fails where Athena fails raises :class:`AthenaError` with Athena's error
-text (``INVALID_FUNCTION_ARGUMENT: ...``); execution.py reports that text, not Python's
+text (``INVALID_FUNCTION_ARGUMENT: ...``); aws/queries.py reports that text, not Python's
 traceback. ``try(...)`` around such a call returns NULL through the ``try_`` twin that
 :func:`udf` registers (``athena_try_<name>``), as Athena's ``try`` does.
 """
@@ -22,7 +22,7 @@ from sqlglot import exp
 
 #: The prefix of Spark's function names for these UDFs.
 PREFIX = "athena_"
-#: What marks an Athena error in the text of a failed Python UDF (execution._reason).
+#: What marks an Athena error in the text of a failed Python UDF (aws/queries.py: _reason).
 ERROR_MARK = "ATHENA_ERROR<<"
 ERROR_END = ">>"
 
@@ -33,6 +33,16 @@ class AthenaError(Exception):
     def __init__(self, text: str) -> None:
         self.text = text
         super().__init__(f"{ERROR_MARK}{text}{ERROR_END}")
+
+
+class Unsupported(Exception):
+    """A value a UDF cannot answer as Athena would: the query fails NOT_SUPPORTED (``try``
+    does not turn it into NULL, as it is no failure of Athena's)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(
+            f"{ERROR_MARK}NOT_SUPPORTED: the Athena emulator cannot run {text}{ERROR_END}"
+        )
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
-"""Athena's time zones and time-of-day types (timestamp with time zone, time, AT TIME ZONE,
-from_iso8601_*, with_timezone, ...) and the date/time functions Spark has no form for: each
-an entry of the function table (functions.py), with a Spark form or a small implementation
-(a UDF of udfs.py). Registered when the athena_spark_emulator.sql package is imported (its
-__init__).
+"""Athena's time zones and time-of-day types (timestamp with time zone, time, time with time
+zone; Trino's ``functions/datetime.md``, whose entries are datetime.py's): how their values
+are held in Spark, the UDFs that compute with them (udfs.py), their literals and casts (a
+case of conversion.py's cast, through datetime.py). Registered when the
+athena_spark_emulator.sql package is imported (its __init__).
 
 **A timestamp with time zone** is a Spark struct ``athena_tstz`` (Trino's printed text:
 the wall time with max(3, p) fractional digits, a space, the zone id, e.g.
@@ -37,19 +37,19 @@ from_unixtime_nanos); a TIMESTAMP(9) literal or cast stays refused.
 from __future__ import annotations
 
 import datetime
-import decimal
-import math
 import re
 from functools import cache, lru_cache
 from typing import Any, Optional, Tuple
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions import TIME_FORMS, Fails, Refused, rewrites
-from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, spark, type_of, typed
+from athena_spark_emulator.sql.functions.table import Fails, Refused
+from athena_spark_emulator.sql.spark_forms import is_timestamp, spark, type_of, typed
 from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
 
 T = exp.DataType.Type
+
+
 TSTZ = "struct<athena_tstz:string,athena_offset:int>"
 TIME_FIELD, TIMETZ_FIELD = "athena_time", "athena_timetz"
 _EPOCH = datetime.datetime(1970, 1, 1)
@@ -282,120 +282,8 @@ def tstz_iso8601(value: Any, precision: int) -> Optional[str]:
     return text + _offset_text(int(value[1]), zulu=True)
 
 
-_ISO_DATE = re.compile(
-    r"^(?P<year>[+-]?\d{4,9})(?:-(?:W(?P<week>\d{2})(?:-(?P<wday>\d))?"
-    r"|(?P<yday>\d{3})|(?P<month>\d{2})(?:-(?P<day>\d{2}))?))?$"
-)
-_ISO_TIME = re.compile(
-    r"^(?P<hour>\d{2})(?::(?P<minute>\d{2})(?::(?P<second>\d{2})(?:[.,](?P<fraction>\d+))?)?)?"
-    r"(?P<zone>Z|[+-]\d{2}(?::?\d{2})?)?$"
-)
-
-
-def _iso_date(text: str) -> Optional[datetime.date]:
-    match = _ISO_DATE.match(text)
-    if not match:
-        return None
-    year = int(match.group("year"))
-    try:
-        if match.group("week"):
-            return datetime.date.fromisocalendar(
-                year, int(match.group("week")), int(match.group("wday") or 1)
-            )
-        if match.group("yday"):
-            day = int(match.group("yday"))
-            if not 1 <= day <= (366 if _leap(year) else 365):
-                return None
-            return datetime.date(year, 1, 1) + datetime.timedelta(days=day - 1)
-        return datetime.date(year, int(match.group("month") or 1), int(match.group("day") or 1))
-    except ValueError:
-        return None
-
-
 def _leap(year: int) -> bool:
     return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-
-
-def _invalid_format(text: str) -> Exception:
-    """Athena's failure for text that is no ISO 8601 date or time at all; text that starts
-    like one but that this parser does not read (Joda reads more forms) is not run."""
-    if re.match(r"^\s*([+-]?\d|T)", text):
-        return NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
-    return AthenaError(f'INVALID_FUNCTION_ARGUMENT: Invalid format: "{text}"')
-
-
-@udf("from_iso8601_date", "date")
-def from_iso8601_date(text: Optional[str]) -> Optional[datetime.date]:
-    """Trino's from_iso8601_date (Joda's ISO date element parser): ``2020``, ``2020-05``,
-    ``2020-05-11``, ``2020-W10``, ``2020-W10-2``, ``2020-123``."""
-    if text is None:
-        return None
-    found = _iso_date(text)
-    if found is None:
-        raise _invalid_format(text)
-    return found
-
-
-def _iso_timestamp(text: str, precision: int) -> Tuple[str, int]:
-    date_text, sep, time_text = text.partition("T")
-    day = _iso_date(date_text)
-    if day is None:
-        raise _invalid_format(text)
-    wall = datetime.datetime(day.year, day.month, day.day)
-    fraction, zone = 0, "UTC"
-    if sep:
-        match = _ISO_TIME.match(time_text)
-        if not match:
-            raise _invalid_format(text)
-        hour, minute = int(match.group("hour")), int(match.group("minute") or 0)
-        second = int(match.group("second") or 0)
-        if hour > 23 or minute > 59 or second > 59:
-            raise _invalid_format(text)
-        digits = match.group("fraction") or ""
-        if len(digits) > 9:
-            raise _invalid_format(text)
-        fraction = int((digits + "000000000")[:9])
-        if precision == 3:  # Joda keeps milliseconds, dropping the rest
-            fraction = fraction // 10**6 * 10**6
-        wall = wall.replace(hour=hour, minute=minute, second=second)
-        if match.group("zone"):
-            found = zone_id(match.group("zone"))
-            if found is None:
-                raise _invalid_format(text)
-            zone = found
-    return tstz(_from_local(wall, fraction, zone), zone, precision)
-
-
-@udf("from_iso8601_timestamp", TSTZ)
-def from_iso8601_timestamp(text: Optional[str]) -> Any:
-    """Trino's from_iso8601_timestamp: a zone in the text, else the session's (UTC)."""
-    return None if text is None else _iso_timestamp(text, 3)
-
-
-@udf("from_iso8601_timestamp_nanos", TSTZ)
-def from_iso8601_timestamp_nanos(text: Optional[str]) -> Any:
-    if text is None:
-        return None
-    if "T" not in text:  # java.time's ISO_DATE_TIME needs a time
-        raise AthenaError(
-            f"INVALID_FUNCTION_ARGUMENT: Text '{text}' could not be parsed at index {len(text)}"
-        )
-    if not re.match(
-        r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?$", text
-    ):
-        raise NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
-    return _iso_timestamp(text, 9)
-
-
-@udf("from_unixtime_nanos", TSTZ)
-def from_unixtime_nanos(value: Any) -> Any:
-    """from_unixtime_nanos(bigint or decimal): a decimal rounded half up to whole
-    nanoseconds; the instant in UTC, timestamp(9) with time zone."""
-    if value is None:
-        return None
-    if isinstance(value, decimal.Decimal):
-        value = int(value.quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
-    return tstz(int(value), "UTC", 9)
 
 
 _SECOND_UNITS = {"millisecond": 10**6, "second": 10**9, "minute": 60 * 10**9, "hour": 3600 * 10**9}
@@ -464,56 +352,6 @@ def tstz_date_diff(unit: str, first: Any, second: Any) -> Optional[int]:
         return int(span / ((7 if unit == "week" else 1) * 86400 * 10**9))
     months = _month_difference(wall_b, wall_a)
     return int(months / _MONTH_UNITS[unit])
-
-
-@udf("human_readable_seconds", "string")
-def human_readable_seconds(seconds: Optional[float]) -> Optional[str]:
-    """Trino's human_readable_seconds: the absolute value rounded (Math.round) to whole
-    seconds, in weeks, days, hours, minutes and seconds, the ones that are not 0."""
-    if seconds is None:
-        return None
-    if seconds != seconds or seconds in (float("inf"), float("-inf")):
-        text = "NaN" if seconds != seconds else ("Infinity" if seconds > 0 else "-Infinity")
-        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Invalid argument found: {text}")
-    rest = math.floor(abs(seconds) + 0.5)
-    parts = []
-    for name, size in (("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60)):
-        count, rest = divmod(rest, size)
-        if count:
-            parts.append(f"{count} {name}{'s' if count != 1 else ''}")
-    if rest or not parts:
-        parts.append(f"{rest} second{'s' if rest != 1 else ''}")
-    return ", ".join(parts)
-
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\s*$")
-_DURATION_MILLIS = {
-    "ns": 1e-6,
-    "us": 1e-3,
-    "ms": 1.0,
-    "s": 1000.0,
-    "m": 60000.0,
-    "h": 3600000.0,
-    "d": 86400000.0,
-}
-
-
-@udf("parse_duration", "interval day to second")
-def parse_duration(text: Optional[str]) -> Optional[datetime.timedelta]:
-    """Trino's parse_duration (airlift's Duration): a number and a unit (ns, us, ms, s,
-    m, h, d), rounded to milliseconds."""
-    if text is None:
-        return None
-    match = _DURATION.match(text)
-    if not match:
-        raise AthenaError(
-            f"INVALID_FUNCTION_ARGUMENT: duration is not a valid data duration string: {text}"
-        )
-    unit = match.group(2)
-    if unit not in _DURATION_MILLIS:
-        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Unknown time unit: {unit}")
-    millis = int((float(match.group(1)) * _DURATION_MILLIS[unit] + 0.5) // 1)
-    return datetime.timedelta(milliseconds=millis)
 
 
 # ---- where these values may be used ------------------------------------------------------------
@@ -649,156 +487,6 @@ def _at_zone(node: exp.Expression, value: exp.Expression, zone: exp.Expression) 
     return _tstz_out(node, out, precision)
 
 
-@rewrites(exp.AtTimeZone, "AT TIME ZONE")
-def at_time_zone(node: exp.Expression) -> exp.Expression:
-    return _at_zone(node, node.this, node.args["zone"])
-
-
-@rewrites("at_timezone", "at_timezone")
-def at_timezone(node: exp.Expression) -> exp.Expression:
-    if len(node.expressions) != 2:
-        raise Refused(node.sql("athena"))
-    return _at_zone(node, *node.expressions)
-
-
-@rewrites("with_timezone", "with_timezone")
-def with_timezone_(node: exp.Expression) -> exp.Expression:
-    if len(node.expressions) != 2:
-        raise Refused(node.sql("athena"))
-    value, zone = node.expressions
-    zone_text = _zone_literal(node, zone)
-    kind = type_of(value)
-    if not (is_timestamp(kind) and kind is not None and kind.expressions):
-        raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
-    precision = _precision(kind)
-    if precision > 6:
-        raise Refused(f"{node.sql('athena')} (a timestamp of more than 6 digits)")
-    out = udf_call(
-        "with_timezone",
-        _micros(value),
-        exp.Literal.string(zone_text),
-        exp.Literal.number(precision),
-    )
-    return _tstz_out(node, out, precision)
-
-
-def _one_tstz(node: exp.Expression) -> exp.Expression:
-    if len(node.expressions) != 1 or not is_tstz(type_of(node.expressions[0])):
-        raise Refused(
-            f"{node.sql('athena')}", "the emulator runs it on a timestamp with time zone only"
-        )
-    return node.expressions[0]
-
-
-@rewrites("timezone_hour", "timezone_hour")
-def timezone_hour_(node: exp.Expression) -> exp.Expression:
-    out = udf_call("timezone_hour", _one_tstz(node))
-    return typed(out, "bigint")
-
-
-@rewrites("timezone_minute", "timezone_minute")
-def timezone_minute_(node: exp.Expression) -> exp.Expression:
-    out = udf_call("timezone_minute", _one_tstz(node))
-    return typed(out, "bigint")
-
-
-@rewrites("timezone", "timezone")
-def timezone(node: exp.Expression) -> exp.Expression:
-    if len(node.expressions) == 1:
-        kind = type_of(node.expressions[0])
-        if kind is not None and kind.this == T.TIMETZ:
-            text = node.expressions[0].meta.get("athena_time_text", "")
-            match = re.search(r"([+-]\d{2}:\d{2})$", text)
-            if match and match.group(1)[1:] != "00:00":
-                text_out = exp.Literal.string(match.group(1))
-                return typed(text_out, "varchar")
-    out = udf_call("tstz_zone", _one_tstz(node))
-    return typed(out, "varchar")
-
-
-@rewrites("to_iso8601", "to_iso8601")
-def to_iso8601(node: exp.Expression) -> exp.Expression:
-    if len(node.expressions) != 1:
-        raise Refused(node.sql("athena"))
-    [value] = node.expressions
-    kind = type_of(value)
-    if is_tstz(kind):
-        out = udf_call("tstz_iso8601", value, exp.Literal.number(_precision(kind)))
-    elif is_date(kind):
-        out = spark("date_format(_0, 'yyyy-MM-dd')", value)
-    elif is_timestamp(kind) and kind is not None and kind.expressions and _precision(kind) <= 6:
-        digits = _precision(kind)
-        fraction = "." + "S" * digits if digits else ""
-        out = exp.Anonymous(
-            this="date_format",
-            expressions=[value, exp.Literal.string(f"yyyy-MM-dd'T'HH:mm:ss{fraction}")],
-        )
-    else:
-        raise Refused(f"{node.sql('athena')} (of a value other than a date or a zoned timestamp)")
-    return typed(out, "varchar")
-
-
-@rewrites(exp.FromISO8601Timestamp, "from_iso8601_timestamp")
-def from_iso8601_timestamp_(node: exp.Expression) -> exp.Expression:
-    return _tstz_out(node, udf_call("from_iso8601_timestamp", node.this), 3)
-
-
-@rewrites(exp.FromISO8601TimestampNanos, "from_iso8601_timestamp_nanos")
-def from_iso8601_timestamp_nanos_(node: exp.Expression) -> exp.Expression:
-    return _tstz_out(node, udf_call("from_iso8601_timestamp_nanos", node.this), 9)
-
-
-@rewrites(exp.FromISO8601Date, "from_iso8601_date")
-def from_iso8601_date_(node: exp.Expression) -> exp.Expression:
-    out = udf_call("from_iso8601_date", node.this)
-    return typed(out, "date")
-
-
-@rewrites("from_unixtime_nanos", "from_unixtime_nanos")
-def from_unixtime_nanos_(node: exp.Expression) -> exp.Expression:
-    if len(node.expressions) != 1:
-        raise Refused(node.sql("athena"))
-    [value] = node.expressions
-    kind = type_of(value)
-    if kind is None or kind.this not in (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.DECIMAL):
-        raise Refused(f"{node.sql('athena')} (of a value other than an integer or a decimal)")
-    return _tstz_out(node, udf_call("from_unixtime_nanos", value), 9)
-
-
-@rewrites("human_readable_seconds", "human_readable_seconds")
-def human_readable_seconds_(node: exp.Expression) -> exp.Expression:
-    out = udf_call("human_readable_seconds", spark("CAST(_0 AS DOUBLE)", *node.expressions))
-    return typed(out, "varchar")
-
-
-@rewrites("parse_duration", "parse_duration")
-def parse_duration_(node: exp.Expression) -> exp.Expression:
-    out = udf_call("parse_duration", *node.expressions)
-    return _typed(out, "interval day to second", exp.DataType.build("interval"))
-
-
-def tstz_date_add_form(node: exp.Expression, unit: str) -> exp.Expression:
-    """date_add(unit, n, a timestamp with time zone) (functions.date_add's zoned case)."""
-    kind = type_of(node.this)
-    precision = _precision(kind)
-    out = udf_call(
-        "tstz_date_add",
-        exp.Literal.string(unit),
-        spark("CAST(_0 AS BIGINT)", node.expression),
-        node.this,
-        exp.Literal.number(precision),
-    )
-    return _tstz_out(node, out, precision)
-
-
-def tstz_date_diff_form(node: exp.Expression, unit: str) -> exp.Expression:
-    """date_diff(unit, a, b) of timestamps with time zone (functions.date_diff's case)."""
-    if not (is_tstz(type_of(node.this)) and is_tstz(type_of(node.expression))):
-        raise Refused(f"{node.sql('athena')} (of a zoned and an unzoned timestamp)")
-    out = udf_call("tstz_date_diff", exp.Literal.string(unit), node.expression, node.this)
-    return typed(out, "bigint")
-
-
 # ---- literals and casts --------------------------------------------------------------------------
 _TS_LITERAL = re.compile(
     r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,12}))?)?)?"
@@ -830,7 +518,7 @@ def tstz_literal(text: str, precision: int) -> Tuple[str, int]:
 
 
 def typed_cast(node: exp.Expression, safe: bool) -> exp.Expression:
-    """CAST to timestamp with time zone, time or time with time zone (functions._cast's
+    """CAST to timestamp with time zone, time or time with time zone (conversion.py's cast, through datetime._time_cast:
     case): a literal string only (``TIMESTAMP '... UTC'``, ``TIME '01:00'``)."""
     value, target = node.this, node.args["to"]
     if not (isinstance(value, exp.Literal) and value.is_string):
@@ -941,36 +629,6 @@ def _time_arithmetic(parent: exp.Expression, nanos: int, name: str) -> int:
     return nanos + delta if isinstance(parent, exp.Add) else nanos - delta
 
 
-# ---- the session's clock and zone ----------------------------------------------------------------
-def _local_timestamp(node: exp.Expression, precision: int) -> exp.Expression:
-    forms = {3: "timestamp_millis(unix_millis(current_timestamp()))", 6: "current_timestamp()"}
-    if precision not in forms:
-        raise Refused(f"{node.sql('athena')} (precision 3 or 6 only)")
-    out = spark(forms[precision])
-    return _typed(out, f"timestamp({precision})", exp.DataType.build(f"timestamp({precision})"))
-
-
-@rewrites(exp.Localtimestamp, "localtimestamp")
-def localtimestamp(node: exp.Expression) -> exp.Expression:
-    """The session's wall time (UTC on Athena), timestamp(3)."""
-    precision = node.this
-    return _local_timestamp(node, int(precision.this) if isinstance(precision, exp.Literal) else 3)
-
-
-@rewrites("localtimestamp", "localtimestamp(p)")
-def localtimestamp_p(node: exp.Expression) -> exp.Expression:
-    [precision] = node.expressions
-    if not (isinstance(precision, exp.Literal) and not precision.is_string):
-        raise Refused(node.sql("athena"))
-    return _local_timestamp(node, int(precision.this))
-
-
-@rewrites(exp.CurrentTimezone, "current_timezone")
-def current_timezone(node: exp.Expression) -> exp.Expression:
-    """Athena's session time zone is UTC."""
-    return _typed(spark("CAST('UTC' AS STRING)"), "varchar", exp.DataType.build("varchar"))
-
-
 def _nanos_timestamp(node: exp.Expression, text: str, precision: int) -> exp.Expression:
     """A TIMESTAMP(7..9) literal, more digits than Spark keeps: run only as an argument of
     date_diff (with another such literal), as the same wall time in UTC with a zone."""
@@ -993,195 +651,6 @@ def _nanos_timestamp(node: exp.Expression, text: str, precision: int) -> exp.Exp
         f"named_struct('athena_tstz', _0, 'athena_offset', {offset})", exp.Literal.string(value)
     )
     return _typed(out, f"timestamp({precision})", tstz_type(precision))
-
-
-TIME_FORMS.update(cast=typed_cast, date_add=tstz_date_add_form, date_diff=tstz_date_diff_form)
-
-
-# ---- format_datetime (Joda's patterns) -----------------------------------------------------------
-_JODA = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|[^A-Za-z']+")
-_JODA_LETTERS = set("yMdHhmsSaEDk")
-_MONTHS = [
-    "January", "February", "March", "April", "May", "June", "July",
-    "August", "September", "October", "November", "December",
-]  # fmt: skip
-_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-
-
-def joda_tokens(pattern: str) -> Optional[list]:
-    """The pattern's tokens (None: a letter the emulator does not print, e.g. a zone)."""
-    tokens = []
-    position = 0
-    for match in _JODA.finditer(pattern):
-        if match.start() != position:
-            return None
-        position = match.end()
-        token = match.group(0)
-        if token[0].isalpha() and token[0] not in _JODA_LETTERS:
-            return None
-        tokens.append(token)
-    return tokens if position == len(pattern) else None
-
-
-def _joda_field(token: str, wall: datetime.datetime, fraction: int) -> str:
-    letter, width = token[0], len(token)
-    if letter == "y":
-        return f"{wall.year % 100:02d}" if width == 2 else str(wall.year).zfill(width)
-    if letter == "M":
-        if width >= 4:
-            return _MONTHS[wall.month - 1]
-        return _MONTHS[wall.month - 1][:3] if width == 3 else str(wall.month).zfill(width)
-    if letter == "E":
-        name = _DAYS[wall.weekday()]
-        return name if width >= 4 else name[:3]
-    if letter == "a":
-        return "AM" if wall.hour < 12 else "PM"
-    if letter == "S":
-        return f"{fraction:09d}"[:width] if width <= 9 else f"{fraction:09d}".ljust(width, "0")
-    numbers = {
-        "d": wall.day,
-        "H": wall.hour,
-        "k": wall.hour or 24,
-        "h": wall.hour % 12 or 12,
-        "m": wall.minute,
-        "s": wall.second,
-        "D": wall.timetuple().tm_yday,
-    }
-    return str(numbers[letter]).zfill(width)
-
-
-def format_joda(wall: datetime.datetime, fraction: int, pattern: str) -> str:
-    tokens = joda_tokens(pattern)
-    if tokens is None:
-        raise NotRun(f"format_datetime with the pattern '{pattern}'")
-    out = []
-    for token in tokens:
-        if token.startswith("'"):
-            out.append(token[1:-1].replace("''", "'") if token != "''" else "'")
-        elif token[0].isalpha():
-            out.append(_joda_field(token, wall, fraction))
-        else:
-            out.append(token)
-    return "".join(out)
-
-
-@udf("format_datetime_ts", "string")
-def format_datetime_ts(micros: Optional[int], pattern: Optional[str]) -> Optional[str]:
-    """format_datetime of a timestamp (its wall time, UTC)."""
-    if micros is None or pattern is None:
-        return None
-    millis = (int(micros) + 500) // 1000  # Trino formats milliseconds, rounded half up
-    wall, fraction = _wall_nanos(millis * 1000)
-    return format_joda(wall, fraction, pattern)
-
-
-@udf("format_datetime_tstz", "string")
-def format_datetime_tstz(value: Any, pattern: Optional[str]) -> Optional[str]:
-    """format_datetime of a timestamp with time zone (its wall time in its zone)."""
-    if value is None or pattern is None:
-        return None
-    wall, fraction = _parse_wall(str(value[0]).rpartition(" ")[0])
-    return format_joda(wall, fraction, pattern)
-
-
-@rewrites("format_datetime", "format_datetime")
-def format_datetime(node: exp.Expression) -> exp.Expression:
-    if len(node.expressions) != 2:
-        raise Refused(node.sql("athena"))
-    value, pattern = node.expressions
-    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
-        raise Refused(f"{node.sql('athena')} (a pattern that is not a literal)")
-    if joda_tokens(pattern.this) is None:
-        raise Refused(f"{node.sql('athena')} (the pattern '{pattern.this}')")
-    kind = type_of(value)
-    if is_tstz(kind) and _precision(kind) <= 3:
-        out = udf_call("format_datetime_tstz", value, pattern)
-    elif is_timestamp(kind):
-        out = udf_call("format_datetime_ts", _micros(value), pattern)
-    else:
-        raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
-    return typed(out, "varchar")
-
-
-# ---- format() of dates (Java's %t conversions) ---------------------------------------------------
-_JAVA_FORMAT = re.compile(r"%(?:(\d+)\$)?([tT])([AaBbhedYymjFD])|%%|%n|[^%]+")
-
-
-def _java_date_tokens(pattern: str) -> Optional[list]:
-    position, tokens = 0, []
-    for match in _JAVA_FORMAT.finditer(pattern):
-        if match.start() != position:
-            return None
-        position = match.end()
-        tokens.append(match)
-    return tokens if position == len(pattern) else None
-
-
-def _java_date_field(day: datetime.date, conversion: str) -> str:
-    fields = {
-        "A": _DAYS[day.weekday()],
-        "a": _DAYS[day.weekday()][:3],
-        "B": _MONTHS[day.month - 1],
-        "b": _MONTHS[day.month - 1][:3],
-        "h": _MONTHS[day.month - 1][:3],
-        "e": str(day.day),
-        "d": f"{day.day:02d}",
-        "Y": f"{day.year:04d}",
-        "y": f"{day.year % 100:02d}",
-        "m": f"{day.month:02d}",
-        "j": f"{day.timetuple().tm_yday:03d}",
-        "F": f"{day.year:04d}-{day.month:02d}-{day.day:02d}",
-        "D": f"{day.month:02d}/{day.day:02d}/{day.year % 100:02d}",
-    }
-    return fields[conversion]
-
-
-@udf("format_dates", "string")
-def format_dates(pattern: Optional[str], *days: Optional[datetime.date]) -> Optional[str]:
-    """Trino's format() (Java's Formatter) of dates with %t conversions, English names."""
-    if pattern is None:
-        return None
-    tokens = _java_date_tokens(pattern)
-    if tokens is None:
-        raise NotRun(f"format('{pattern}', ...) of dates")
-    out, ordinary = [], 0
-    for token in tokens:
-        text = token.group(0)
-        if text == "%%":
-            out.append("%")
-        elif text == "%n":
-            out.append("\n")
-        elif not text.startswith("%"):
-            out.append(text)
-        else:
-            if token.group(1):
-                index = int(token.group(1)) - 1
-            else:
-                index, ordinary = ordinary, ordinary + 1
-            if not 0 <= index < len(days):
-                raise AthenaError(
-                    f"INVALID_FUNCTION_ARGUMENT: Format specifier '{text}' has no argument"
-                )
-            day = days[index]
-            field = "null" if day is None else _java_date_field(day, token.group(3))
-            out.append(field.upper() if token.group(2) == "T" else field)
-    return "".join(out)
-
-
-def format_dates_form(node: exp.Expression) -> exp.Expression:
-    """format(pattern, date, ...) (functions.format_'s case): %t conversions of dates only."""
-    pattern = node.this
-    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
-        raise Refused(f"{node.sql('athena')} (a pattern that is not a literal)")
-    if _java_date_tokens(pattern.this) is None or not all(
-        is_date(type_of(a)) for a in node.expressions
-    ):
-        raise Refused(f"{node.sql('athena')} (format of dates with conversions other than %t)")
-    out = udf_call("format_dates", pattern, *node.expressions)
-    return typed(out, "varchar")
-
-
-TIME_FORMS["format"] = format_dates_form
 
 
 # ---- casts of a timestamp with time zone --------------------------------------------------------
@@ -1221,7 +690,7 @@ def tstz_text(value: Any) -> Optional[str]:
 
 
 def cast_from_zoned(node: exp.Expression, safe: bool) -> exp.Expression:
-    """CAST of a timestamp with time zone (functions._cast's case)."""
+    """CAST of a timestamp with time zone (conversion.py's cast, through datetime._time_cast: case)."""
     value, target = node.this, node.args["to"]
     precision = _precision(type_of(value))
     if target.this == T.TIMESTAMP:
@@ -1239,9 +708,6 @@ def cast_from_zoned(node: exp.Expression, safe: bool) -> exp.Expression:
     raise Refused(f"{node.sql('athena')} (a cast of a timestamp with time zone)")
 
 
-TIME_FORMS["cast_from_zoned"] = cast_from_zoned
-
-
 @udf("tstz_unixtime", "double")
 def tstz_unixtime(value: Any) -> Optional[float]:
     """to_unixtime of a timestamp with time zone of precision 3 at most: epoch milliseconds
@@ -1256,6 +722,3 @@ def to_unixtime_form(node: exp.Expression) -> exp.Expression:
         raise Refused(f"{node.sql('athena')} (of a timestamp with time zone of more than 3 digits)")
     out = udf_call("tstz_unixtime", node.this)
     return typed(out, "double")
-
-
-TIME_FORMS["to_unixtime"] = to_unixtime_form

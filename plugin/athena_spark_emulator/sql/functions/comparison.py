@@ -1,0 +1,83 @@
+"""Comparison functions and operators (Trino's ``functions/comparison.md``): ``=``, ``<>``,
+``<`` ..., BETWEEN, IS [NOT] NULL, IS [NOT] DISTINCT FROM, IN, LIKE, greatest and least.
+Quantified comparisons (ALL/ANY/SOME of a subquery) are query_shapes.py's. Examples:
+``tests/conformance/examples/comparison.yml``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from sqlglot import exp
+
+from athena_spark_emulator.sql.functions.table import rewrites, same
+from athena_spark_emulator.sql.spark_forms import spark
+
+_cls: Any
+_name: str
+
+
+# ---- operators ----------------------------------------------------------------
+for _cls, _name in (
+    (exp.EQ, "="),
+    (exp.NEQ, "<>"),
+    (exp.GT, ">"),
+    (exp.GTE, ">="),
+    (exp.LT, "<"),
+    (exp.LTE, "<="),
+    (exp.Is, "is"),
+    (exp.Between, "between"),
+    (exp.NullSafeEQ, "is not distinct from"),
+    (exp.NullSafeNEQ, "is distinct from"),
+):
+    same(_cls, _name)
+
+
+def _in_check(node: exp.Expression) -> Optional[str]:
+    """Spark answers ``x IN (subquery)`` false where SQL's answer is NULL (x NULL, or no
+    match and a NULL in the subquery): the same only as a condition of WHERE / HAVING."""
+    if node.args.get("query") is None:
+        return None
+    parent = node.parent
+    if isinstance(parent, exp.Not):
+        parent = parent.parent
+    while isinstance(parent, (exp.And, exp.Paren)):
+        parent = parent.parent
+    if isinstance(parent, (exp.Where, exp.Having)):
+        return None
+    return f"{node.sql('athena')} outside a WHERE condition (Spark answers false for NULL)"
+
+
+same(exp.In, "in", _in_check)
+
+
+# ---- comparison / conditional functions -------------------------------------------------------
+def _null_if_any(node: exp.Expression, name: str) -> exp.Expression:
+    args = [node.this, *node.expressions]
+    test = " OR ".join(f"_{i} IS NULL" for i in range(len(args)))
+    holes = ", ".join(f"_{i}" for i in range(len(args)))
+    return spark(f"CASE WHEN {test} THEN NULL ELSE {name}({holes}) END", *args)
+
+
+@rewrites(exp.Greatest, "greatest")
+def greatest(node: exp.Expression) -> exp.Expression:
+    return _null_if_any(node, "greatest")
+
+
+@rewrites(exp.Least, "least")
+def least(node: exp.Expression) -> exp.Expression:
+    return _null_if_any(node, "least")
+
+
+def _like_check(node: exp.Expression) -> Optional[str]:
+    r"""Trino's LIKE has no escape character unless ESCAPE names one; Spark's is ``\``."""
+    pattern = node.expression
+    if isinstance(node.parent, exp.Escape):
+        return None
+    if isinstance(pattern, exp.Literal) and pattern.is_string and "\\" not in pattern.this:
+        return None
+    return f"LIKE with a pattern that is not a literal without backslashes ({node.sql('athena')})"
+
+
+same(exp.Escape, "like ... escape")
+same(exp.Like, "like", _like_check)

@@ -1,0 +1,444 @@
+"""Conversion functions (Trino's ``functions/conversion.md``): CAST and TRY_CAST, typeof,
+format, format_number and parse_data_size; and the types a query may name.
+
+Casts, ``typeof`` and ``format`` live here, each once. A type whose values another page
+holds registers its case in :data:`CASTS`, :data:`TYPEOFS` or :data:`FORMATS` (a
+:class:`~athena_spark_emulator.sql.functions.table.Hooks` with explicit priorities):
+
+* casts: datetime.py (10: from a timestamp with time zone, to a zoned or time-of-day type
+  or a timestamp(p > 6)), json_cast.py (20: to and from JSON), ipaddress.py (30: to
+  ipaddress and uuid);
+* typeof: datetime.py (10: timestamps, intervals, the types rewrites give);
+* format: datetime_format.py (10: dates only, Java's %t conversions), decimal.py (20: a
+  decimal or date argument, Java's Formatter).
+
+Examples: ``tests/conformance/examples/conversion.yml``.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import re
+from typing import Any, Optional
+
+from sqlglot import exp
+
+from athena_spark_emulator.sql.functions.table import Hooks, Refused, rewrites, same
+from athena_spark_emulator.sql.spark_forms import (
+    decimal_parts,
+    is_date,
+    is_decimal,
+    is_double,
+    is_integral,
+    is_text,
+    is_timestamp,
+    spark,
+    type_of,
+    typed,
+)
+from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
+
+# ---- types and casts ------------------------------------------------------------------------
+T = exp.DataType.Type
+CASTABLE = {
+    T.BOOLEAN,
+    T.TINYINT,
+    T.SMALLINT,
+    T.INT,
+    T.BIGINT,
+    T.FLOAT,
+    T.DOUBLE,
+    T.DECIMAL,
+    T.VARCHAR,
+    T.CHAR,
+    T.TEXT,
+    T.DATE,
+    T.TIMESTAMP,
+    T.ARRAY,
+    T.MAP,
+    T.STRUCT,
+    T.JSON,  # json_cast.py
+}
+
+
+ZONED_TYPES = (T.TIMESTAMPTZ, T.TIME, T.TIMETZ)  # literals only: datetime_zoned.typed_cast
+
+#: The cases of CAST/TRY_CAST other pages run: fn(cast node, value, target type, safe)
+CASTS = Hooks("cast")
+#: The cases of typeof other pages answer: fn(value) -> Athena's type name
+TYPEOFS = Hooks("typeof")
+#: The cases of format() other pages run: fn(format node)
+FORMATS = Hooks("format")
+
+
+def _type_check(node: exp.Expression) -> Optional[str]:
+    if node.this in ZONED_TYPES and isinstance(node.parent, (exp.Cast, exp.TryCast)):
+        return None
+    if node.this not in CASTABLE and node.this not in CASTS.types:
+        return f"the type {node.sql('athena')}"
+    if node.this == T.TIMESTAMP and node.expressions:
+        precision = int(node.expressions[0].this.this)
+        literal = isinstance(node.parent, exp.Cast) and isinstance(node.parent.this, exp.Literal)
+        if precision > 6 and not (precision <= 9 and literal):  # datetime: date_diff
+            return f"the type {node.sql('athena')} (precision 6 at most: Spark keeps microseconds)"
+    for child in node.expressions:
+        if isinstance(child, exp.DataType):
+            reason = _type_check(child)
+            if reason:
+                return reason
+    return None
+
+
+same(exp.DataType, "type", _type_check)
+
+_DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+)(?:\.(\d*))?\s*$")
+
+
+def _sized_text(
+    node: Any, value: exp.Expression, source: Any, target: exp.DataType, safe: bool
+) -> exp.Expression:
+    """varchar(n) keeps n characters; char(n) is padded with spaces to n."""
+    size = int(target.expressions[0].this.this)
+    text = exp.Cast(this=value, to=exp.DataType.build("string"))
+    if safe:
+        text = exp.TryCast(this=value, to=exp.DataType.build("string"), safe=True)
+    if target.this == T.CHAR:
+        out = spark(f"rpad(_0, {size}, ' ')", text)
+    else:
+        if not is_text(source) and not (isinstance(value, exp.Literal) and value.is_string):
+            raise Refused(f"{node.sql('athena')} (a varchar(n) cast of a non-text value)")
+        out = spark(f"substring(_0, 1, {size})", text)
+    out.type = target
+    return out
+
+
+def _named_fields(row: exp.DataType) -> exp.DataType:
+    """``row(integer, integer)``: Spark needs field names; Athena's are field0, field1."""
+    fields = []
+    for i, field in enumerate(row.expressions):
+        if isinstance(field, exp.DataType):
+            field = exp.ColumnDef(this=exp.to_identifier(f"field{i}"), kind=field)
+        fields.append(field)
+    return exp.DataType(this=T.STRUCT, expressions=fields, nested=True)
+
+
+def _bare_decimal(value: exp.Expression) -> exp.DataType:
+    """``DECIMAL '1.50'`` is decimal(3,2), its precision and scale from the text; any other
+    bare DECIMAL is Trino's decimal(38,0)."""
+    literal = isinstance(value, exp.Literal) and value.is_string
+    match = _DECIMAL_TEXT.match(value.this) if literal else None
+    if not match:
+        return exp.DataType.build("decimal(38,0)")
+    whole, fraction = match.group(1), match.group(2) or ""
+    return exp.DataType.build(f"decimal({max(len(whole) + len(fraction), 1)},{len(fraction)})")
+
+
+def _rounded_timestamp(
+    node: Any,
+    value: exp.Expression,
+    source: Optional[exp.DataType],
+    target: exp.DataType,
+) -> Optional[exp.Expression]:
+    """``cast(x as timestamp(p))`` where x may have more fractional digits than p: rounded
+    half up to p digits, as Trino does (None: no rounding needed)."""
+    precision = int(target.expressions[0].this.this) if target.expressions else 3
+    if (isinstance(value, exp.Literal) and value.is_string) or precision >= 6:
+        return None
+    source_digits = 6
+    if is_timestamp(source) and source is not None:  # Athena's timestamp is timestamp(3)
+        source_digits = int(source.expressions[0].this.this) if source.expressions else 3
+    elif is_date(source):
+        source_digits = 0
+    elif source is not None and not is_timestamp(source):
+        source_digits = 6 if source.this in (T.VARCHAR, T.TEXT, T.CHAR) else 0
+    if source_digits <= precision:
+        return None
+    out = spark(
+        f"timestamp_micros(CAST(round(unix_micros(CAST(_0 AS TIMESTAMP)), "
+        f"{precision - 6}) AS BIGINT))",
+        value,
+    )
+    out.type = node.args["to"]
+    return out
+
+
+def _text_cast(
+    node: Any, value: exp.Expression, source: Any, target: exp.DataType, safe: bool
+) -> Optional[exp.Expression]:
+    """A cast to varchar/char where Spark's text differs from Athena's (None: it does not)."""
+    typed = _typed_text_literal(node, value, target) if not target.expressions else None
+    if typed is not None:
+        return typed
+    if is_timestamp(source):  # Athena writes the type's fractional digits, 3 at least
+        digits = 3
+        if source is not None and source.expressions:
+            digits = max(3, int(source.expressions[0].this.this))
+        fmt = "yyyy-MM-dd HH:mm:ss." + "S" * digits
+        return spark(f"date_format(_0, '{fmt}')", value)
+    if is_double(source):
+        raise Refused(f"cast of a double to varchar ({node.sql('athena')})")
+    if target.expressions:
+        return _sized_text(node, value, source, target, safe)
+    return None
+
+
+def _timestamp_target(
+    node: Any, value: exp.Expression, source: Any, target: exp.DataType
+) -> exp.Expression:
+    """Spark's timestamp, or the value rounded to the target's precision (a Spark form)."""
+    digits = int(target.expressions[0].this.this) if target.expressions else 3
+    literal = isinstance(value, exp.Literal) and value.is_string
+    if digits not in (3, 6) and not literal:
+        raise Refused(f"{node.sql('athena')} (timestamp(3) and timestamp(6) only)")
+    rounded = _rounded_timestamp(node, value, source, target)
+    return rounded if rounded is not None else exp.DataType.build("timestamp")
+
+
+def _typed_text_literal(
+    node: Any, value: exp.Expression, target: exp.DataType
+) -> Optional[exp.Expression]:
+    """A typed literal (sqlglot's Cast without CAST's arguments): CHAR 'abc' is char(3),
+    VARCHAR 'abc' varchar(3) (None: not one)."""
+    if target.this == T.TEXT:
+        return None
+    if "safe" in node.args or not (isinstance(value, exp.Literal) and value.is_string):
+        if target.this == T.CHAR:  # CAST(x AS CHAR) is char(1)
+            target.set("expressions", [exp.DataTypeParam(this=exp.Literal.number(1))])
+        return None
+    out = spark("CAST(_0 AS STRING)", value)
+    out.type = exp.DataType.build(f"{target.this.value.lower()}({len(value.this)})")
+    return out
+
+
+def _cast(node: Any, safe: bool) -> exp.Expression:
+    target = node.to
+    value = node.this
+    hooked = CASTS.first(node, value, target, safe)
+    if hooked is not None:
+        return hooked
+    source = type_of(value)
+    if target.this == T.DECIMAL and not target.expressions:
+        target = _bare_decimal(value)
+    if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
+        text = _text_cast(node, value, source, target, safe)
+        if text is not None:
+            return text
+        target = exp.DataType.build("string")
+    if is_integral(target) and (is_double(source) or is_decimal(source)):
+        value = spark("round(_0)", value)
+    if target.this == T.STRUCT:
+        target = _named_fields(target)
+    if target.this == T.TIMESTAMP:
+        target = _timestamp_target(node, value, source, target)
+        if not isinstance(target, exp.DataType):
+            return target  # rounded
+    athena_type = node.args["to"]
+    if athena_type.this == T.DECIMAL and not athena_type.expressions:
+        athena_type = target
+    out = exp.TryCast(this=value, to=target, safe=True) if safe else exp.Cast(this=value, to=target)
+    out.type = athena_type
+    return out
+
+
+@rewrites(exp.Cast, "cast")
+def cast(node: exp.Expression) -> exp.Expression:
+    return _cast(node, safe=False)
+
+
+@rewrites(exp.TryCast, "try_cast")
+def try_cast(node: exp.Expression) -> exp.Expression:
+    return _cast(node, safe=True)
+
+
+@rewrites(exp.Format, "format")
+def format_(node: exp.Expression) -> exp.Expression:
+    hooked = FORMATS.first(node)  # dates, decimals (datetime_format.py, decimal.py)
+    if hooked is not None:
+        return hooked
+    for arg in node.expressions:
+        kind = type_of(arg)
+        literal = isinstance(arg, exp.Literal) and arg.is_string
+        if not literal and not (is_integral(kind) or is_double(kind) or is_text(kind)):
+            raise Refused(f"{node.sql('athena')} (format of a value other than a number or text)")
+        if is_integral(kind):  # Trino formats every integer as a Java long (%x of -1)
+            arg.replace(spark("CAST(_0 AS BIGINT)", arg.copy()))
+    return node
+
+
+@rewrites(exp.Typeof, "typeof")
+def typeof(node: exp.Expression) -> exp.Expression:
+    value = node.this
+    timed = TYPEOFS.first(value)  # timestamps, intervals (datetime.py)
+    if timed:
+        return exp.Literal.string(timed)
+    name = _type_name_of(value)
+    if name is None:
+        raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
+    return exp.Literal.string(name)
+
+
+def _type_name_of(value: exp.Expression) -> Optional[str]:
+    """typeof(value): a string literal is varchar(its length); an array or map constructor
+    has its elements' type where they all agree (or are all varchar(n): the longest)."""
+    if isinstance(value, exp.Paren):
+        return _type_name_of(value.this)
+    if isinstance(value, exp.Literal) and value.is_string:
+        return f"varchar({len(value.this)})"
+    if isinstance(value, exp.Interval) and isinstance(value.args.get("unit"), exp.Var):
+        unit = value.args["unit"].name.upper()
+        if unit in ("YEAR", "MONTH"):
+            return "interval year to month"
+        return "interval day to second" if unit in ("DAY", "HOUR", "MINUTE", "SECOND") else None
+    if isinstance(value, exp.Array):
+        inner = _common_name([_type_name_of(e) for e in value.expressions])
+        return f"array({inner})" if inner else None
+    if isinstance(value, exp.Map):
+        keys, values = value.args.get("keys"), value.args.get("values")
+        if not (isinstance(keys, exp.Array) and isinstance(values, exp.Array)):
+            return None
+        key = _common_name([_type_name_of(e) for e in keys.expressions])
+        item = _common_name([_type_name_of(e) for e in values.expressions])
+        return f"map({key}, {item})" if key and item else None
+    if any(value.find_all(exp.Array, exp.Map)):
+        return None
+    kind = type_of(value)
+    cast_to_varchar = isinstance(value, exp.Cast) and kind is not None and kind.this == T.VARCHAR
+    if cast_to_varchar and kind is not None and not kind.expressions:  # CAST(x AS VARCHAR)
+        return "varchar"
+    return athena_type_name(kind)
+
+
+def _common_name(names: list) -> Optional[str]:
+    if not names or None in names:
+        return None
+    if len(set(names)) == 1:
+        return str(names[0])
+    sizes = [re.fullmatch(r"varchar\((\d+)\)", n) for n in names]
+    if all(sizes):
+        return f"varchar({max(int(m.group(1)) for m in sizes if m)})"
+    return None
+
+
+def athena_type_name(kind: Optional[exp.DataType]) -> Optional[str]:
+    """The name typeof gives ``kind`` (None: the emulator cannot tell it)."""
+    if is_text(kind) and kind is not None and kind.expressions and kind.this != T.TEXT:
+        size = kind.expressions[0]
+        number = size.this.this if isinstance(size, exp.DataTypeParam) else None
+        return f"{kind.this.value.lower()}({number})" if number is not None else None
+    if kind is None or is_text(kind) or kind.this == T.STRUCT:
+        return None
+    if is_decimal(kind):
+        parts = decimal_parts(kind)
+        return f"decimal({parts[0]},{parts[1]})" if parts is not None else None
+    if kind.this in (T.ARRAY, T.MAP):
+        inner = [
+            athena_type_name(k) if isinstance(k, exp.DataType) else None for k in kind.expressions
+        ]
+        if not inner or any(i is None for i in inner):
+            return None
+        return f"{'array' if kind.this == T.ARRAY else 'map'}({', '.join(inner)})"  # type: ignore[arg-type]
+    names = {
+        T.INT: "integer",
+        T.BIGINT: "bigint",
+        T.SMALLINT: "smallint",
+        T.TINYINT: "tinyint",
+        T.DOUBLE: "double",
+        T.FLOAT: "real",
+        T.BOOLEAN: "boolean",
+        T.DATE: "date",
+        T.VARBINARY: "varbinary",
+        T.IPADDRESS: "ipaddress",
+        T.UUID: "uuid",
+        T.JSON: "json",
+    }
+    return names.get(kind.this)
+
+
+# ---- conversion -----------------------------------------------------------------------------
+_DATA_SIZE_UNITS = {
+    "B": 0,
+    "kB": 10,
+    "MB": 20,
+    "GB": 30,
+    "TB": 40,
+    "PB": 50,
+    "EB": 60,
+    "ZB": 70,
+    "YB": 80,
+}
+
+
+@udf("parse_data_size", "decimal(38,0)")
+def parse_data_size(text: Optional[str]) -> Optional[decimal.Decimal]:
+    """Trino's parse_data_size: ``2.3MB`` is 2411724 bytes (the fraction dropped)."""
+    if text is None:
+        return None
+    length = 0
+    while length < len(text) and (text[length] in "0123456789." or text[length].isdigit()):
+        length += 1
+    unit = _DATA_SIZE_UNITS.get(text[length:])
+    number = text[:length]
+    if not number or unit is None or not re.fullmatch(r"\d+\.?\d*|\.\d+", number):
+        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Invalid data size: '{text}'")
+    value = int(decimal.Decimal(number) * (2**unit))
+    if abs(value) >= 10**38:
+        raise AthenaError(f"NUMERIC_VALUE_OUT_OF_RANGE: Value out of range: '{text}' ('{value}B')")
+    return decimal.Decimal(value)
+
+
+@rewrites("parse_data_size", "parse_data_size")
+def _parse_data_size(node: exp.Expression) -> exp.Expression:
+    return typed(udf_call("parse_data_size", *node.expressions), "decimal(38,0)")
+
+
+def _java_half_up(value: float, digits: int) -> str:
+    """Java's DecimalFormat("#.##") (HALF_UP, of the double's exact value) for ``digits``."""
+    rounded = decimal.Decimal(value).quantize(
+        decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP
+    )
+    text = f"{rounded:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if text in ("-0", "0") and value < 0:
+        return "-0"
+    return text
+
+
+@udf("format_number", "string")
+def format_number(value: Any) -> Optional[str]:
+    """Trino's format_number: 123456 is 123K, 1000000 is 1M (three significant digits)."""
+    if value is None:
+        return None
+    if isinstance(value, float):  # a double: Java's (long) cast
+        if math.isnan(value):
+            count = 0
+        else:
+            count = (
+                int(max(min(value, 2**63 - 1), -(2**63)))
+                if math.isfinite(value)
+                else (2**63 - 1 if value > 0 else -(2**63))
+            )
+    else:
+        count = int(value)
+    fractional = float(count)
+    unit = ""
+    for symbol in "KMBTQ":
+        if fractional >= 1000 or fractional <= -1000:
+            fractional /= 1000
+            unit = symbol
+    digits = 2 if fractional < 10 else (1 if fractional < 100 else 0)
+    return _java_half_up(fractional, digits) + unit
+
+
+@rewrites("format_number", "format_number")
+def _format_number(node: exp.Expression) -> exp.Expression:
+    [value] = node.expressions
+    kind = type_of(value)
+    if is_integral(kind):
+        arg = spark("CAST(_0 AS BIGINT)", value)
+    elif is_double(kind) or is_decimal(kind):
+        arg = spark("CAST(_0 AS DOUBLE)", value)
+    else:
+        raise Refused(f"{node.sql('athena')} (of a value other than a number)")
+    return typed(udf_call("format_number", arg), "varchar")

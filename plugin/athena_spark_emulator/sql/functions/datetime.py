@@ -1,0 +1,628 @@
+"""Date and time functions and operators (Trino's ``functions/datetime.md``): date_add,
+date_diff, date_trunc, the field extractors, extract, date_parse/date_format, to_unixtime,
+to_milliseconds, AT TIME ZONE, at_timezone, with_timezone, timezone_hour/minute,
+to_iso8601, from_iso8601_*, from_unixtime_nanos, human_readable_seconds, parse_duration,
+localtimestamp and current_timezone.
+
+The page is three modules: this one (the entries), datetime_zoned.py (how a timestamp
+with time zone, a time and a time with time zone are held in Spark, their UDFs, literals
+and casts) and datetime_format.py (format_datetime, format() of dates). Examples:
+``tests/conformance/examples/datetime.yml``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+import re
+from typing import Any, Optional, Tuple
+
+from sqlglot import exp
+
+from athena_spark_emulator.sql.functions.conversion import CASTS, TYPEOFS, ZONED_TYPES
+from athena_spark_emulator.sql.functions.datetime_zoned import (
+    TSTZ,
+    NotRun,
+    _at_zone,
+    _from_local,
+    _leap,
+    _micros,
+    _precision,
+    _tstz_out,
+    _typed,
+    _zone_literal,
+    cast_from_zoned,
+    is_tstz,
+    to_unixtime_form,
+    tstz,
+    typed_cast,
+    zone_id,
+)
+from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
+from athena_spark_emulator.sql.spark_forms import call, is_date, is_timestamp, spark, type_of, typed
+from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
+
+T = exp.DataType.Type
+_cls: Any
+_name: str
+
+
+def _precision_of(kind: exp.DataType) -> int:
+    return int(kind.expressions[0].this.this)
+
+
+@CASTS.register(10, "zoned and time-of-day values, timestamp(p > 6)")
+def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
+    """A cast datetime_zoned runs: of a zoned timestamp, or to a zoned or time-of-day type or
+    a timestamp of more than 6 digits (None: another cast)."""
+    source = type_of(value)
+    if source is not None and source.this == T.TIMESTAMPTZ:
+        return cast_from_zoned(node, safe)
+    nanos = target.this == T.TIMESTAMP and target.expressions and _precision_of(target) > 6
+    if target.this in ZONED_TYPES or nanos:
+        return typed_cast(node, safe)
+    return None
+
+
+# ---- dates and times ------------------------------------------------------------------------
+UNITS = {
+    "millisecond": "MILLISECOND",
+    "second": "SECOND",
+    "minute": "MINUTE",
+    "hour": "HOUR",
+    "day": "DAY",
+    "week": "WEEK",
+    "month": "MONTH",
+    "quarter": "QUARTER",
+    "year": "YEAR",
+}
+DATE_UNITS = ("day", "week", "month", "quarter", "year")
+
+
+def _unit(node: exp.Expression) -> str:
+    unit = node.args.get("unit")
+    text = (unit.name if unit is not None else "day").lower()
+    if text not in UNITS:
+        raise Refused(f"the unit '{text}' of {node.sql('athena')}")
+    return text
+
+
+def _temporal(node: exp.Expression, arg: exp.Expression) -> str:
+    kind = type_of(arg)
+    if is_date(kind):
+        return "date"
+    if is_timestamp(kind):
+        return "timestamp"
+    raise Refused(
+        f"{node.sql('athena')}",
+        "the emulator cannot tell whether its argument is a date or a timestamp",
+    )
+
+
+@rewrites(exp.DateAdd, "date_add")
+def date_add(node: exp.Expression) -> exp.Expression:
+    unit = _unit(node)
+    zoned = type_of(node.this)
+    if zoned is not None and zoned.this == T.TIMESTAMPTZ:
+        return tstz_date_add_form(node, unit)
+    kind = _temporal(node, node.this)
+    if kind == "date":
+        if unit not in DATE_UNITS:
+            raise Refused(f"date_add('{unit}', ...) of a date", "Athena fails it")
+        months = {"month": 1, "quarter": 3, "year": 12}
+        if unit in months:
+            out = spark(
+                f"add_months(_0, CAST(_1 AS INT) * {months[unit]})", node.this, node.expression
+            )
+        else:
+            days = 7 if unit == "week" else 1
+            out = spark(f"date_add(_0, CAST(_1 AS INT) * {days})", node.this, node.expression)
+        return typed(out, "date")
+    out = call("timestampadd", exp.var(UNITS[unit]), node.expression, node.this)
+    out.type = type_of(node.this)
+    return out
+
+
+@rewrites(exp.DateDiff, "date_diff")
+def date_diff(node: exp.Expression) -> exp.Expression:
+    unit = _unit(node)
+    kinds = (type_of(node.this), type_of(node.expression))
+    if any(k is not None and k.this == T.TIMESTAMPTZ for k in kinds):
+        return tstz_date_diff_form(node, unit)
+    _temporal(node, node.this)
+    _temporal(node, node.expression)
+    out = call(
+        "timestampdiff",
+        exp.var(UNITS[unit]),
+        spark("CAST(_0 AS TIMESTAMP)", node.expression),
+        spark("CAST(_0 AS TIMESTAMP)", node.this),
+    )
+    return typed(out, "bigint")
+
+
+def _trunc(node: exp.Expression, value: exp.Expression) -> exp.Expression:
+    unit = _unit(node)
+    kind = _temporal(node, value)
+    if kind == "date":
+        if unit not in DATE_UNITS:
+            raise Refused(f"date_trunc('{unit}', ...) of a date", "Athena fails it")
+        out = spark(f"CAST(date_trunc('{UNITS[unit]}', _0) AS DATE)", value)
+        return typed(out, "date")
+    out = spark(f"date_trunc('{UNITS[unit]}', _0)", value)
+    out.type = type_of(value)
+    return out
+
+
+@rewrites(exp.TimestampTrunc, "date_trunc")
+def date_trunc(node: exp.Expression) -> exp.Expression:
+    return _trunc(node, node.this)
+
+
+@rewrites(exp.DateTrunc, "date_trunc ")
+def date_trunc_date(node: exp.Expression) -> exp.Expression:
+    return _trunc(node, node.this)
+
+
+@rewrites(exp.DayOfWeekIso, "day_of_week")
+def day_of_week(node: exp.Expression) -> exp.Expression:
+    out = spark("CAST(weekday(_0) + 1 AS BIGINT)", node.this)
+    return typed(out, "bigint")
+
+
+for _cls, _name, _spark in (
+    (exp.Year, "year", "year"),
+    (exp.Month, "month", "month"),
+    (exp.Day, "day", "day"),
+    (exp.Quarter, "quarter", "quarter"),
+    (exp.DayOfYear, "day_of_year", "dayofyear"),
+):
+
+    def _part(node: exp.Expression, fn: str = _spark) -> exp.Expression:
+        out = spark(f"{fn}(_0)", node.this)
+        return out
+
+    rewrites(_cls, _name)(_part)
+
+same(exp.CurrentDate, "current_date")
+same(exp.CurrentTimestamp, "current_timestamp")
+same(exp.LastDay, "last_day_of_month")
+
+
+_FORMAT_LITERAL = re.compile(r"(?<!%)([A-Za-z]+)")
+
+
+def _quote_format_letters(node: exp.Expression) -> exp.Expression:
+    """A literal letter in a date format (``%Y-%m-%dT%H``) quoted (``'T'``), as Spark's
+    datetime patterns need (sqlglot translates the ``%`` codes when it renders)."""
+    fmt = node.args.get("format")
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        raise Refused(f"{node.sql('athena')} with a format that is not a literal")
+    two_digit_year = isinstance(node, exp.StrToTime) and "%y" in fmt.this
+    if two_digit_year and ("%Y" in fmt.this or fmt.this.count("%y") > 1):
+        raise Refused(f"{node.sql('athena')} (parsing a two-digit year, %y)")
+    node.set("format", exp.Literal.string(_FORMAT_LITERAL.sub(r"'\1'", fmt.this)))
+    if two_digit_year:  # Spark reads yy as 2000-2099, Trino as 1970-2069
+        return spark("CASE WHEN year(_0) >= 2070 THEN _0 - INTERVAL '100' YEAR ELSE _0 END", node)
+    return node
+
+
+rewrites(exp.StrToTime, "date_parse")(_quote_format_letters)
+rewrites(exp.TimeToStr, "date_format")(_quote_format_letters)
+
+
+@rewrites("second", "second")
+def second(node: exp.Expression) -> exp.Expression:
+    return spark("CAST(second(_0) AS BIGINT)", *node.expressions)
+
+
+@rewrites("to_milliseconds", "to_milliseconds")
+def to_milliseconds(node: exp.Expression) -> exp.Expression:
+    [value] = node.expressions
+    out = spark("unix_millis(TIMESTAMP '1970-01-01 00:00:00' + _0)", value)
+    return typed(out, "bigint")
+
+
+@rewrites(exp.TimeToUnix, "to_unixtime")
+def to_unixtime(node: exp.Expression) -> exp.Expression:
+    zoned = type_of(node.this)
+    if zoned is not None and zoned.this == T.TIMESTAMPTZ:
+        return to_unixtime_form(node)
+    out = spark("unix_micros(CAST(_0 AS TIMESTAMP)) / 1000000D", node.this)
+    return typed(out, "double")
+
+
+# verified as sqlglot renders them (Spark's function has Trino's semantics)
+for _cls, _name in (
+    (exp.Hour, "hour"),
+    (exp.Minute, "minute"),
+    (exp.DayOfMonth, "day_of_month"),
+    (exp.WeekOfYear, "week"),
+):
+    same(_cls, _name)
+
+
+@rewrites(exp.Extract, "extract")
+def extract(node: exp.Expression) -> exp.Expression:
+    unit = node.this.name.upper()
+    forms = {
+        "YEAR": "year(_0)",
+        "QUARTER": "quarter(_0)",
+        "MONTH": "month(_0)",
+        "WEEK": "weekofyear(_0)",
+        "DAY": "dayofmonth(_0)",
+        "DAY_OF_MONTH": "dayofmonth(_0)",
+        "DAY_OF_WEEK": "weekday(_0) + 1",
+        "DOW": "weekday(_0) + 1",
+        "DAY_OF_YEAR": "dayofyear(_0)",
+        "DOY": "dayofyear(_0)",
+        "HOUR": "hour(_0)",
+        "MINUTE": "minute(_0)",
+        "SECOND": "second(_0)",
+    }
+    if unit not in forms:
+        raise Refused(f"extract({unit} FROM ...)")
+    return spark(f"CAST({forms[unit]} AS BIGINT)", node.expression)
+
+
+@TYPEOFS.register(10, "timestamps, intervals and the types rewrites give")
+def _time_typeof(value: exp.Expression) -> Optional[str]:
+    """typeof of a timestamp, interval or a value a rewrite typed (None: not one)."""
+    named = value.meta.get("athena_typeof") if value._meta else None
+    if named:  # the Athena type a rewrite gave its Spark form
+        return str(named)
+    if isinstance(value, exp.Interval) and value.args.get("unit") is not None:
+        year_month = value.args["unit"].name.upper() in ("YEAR", "MONTH")
+        return f"interval {'year to month' if year_month else 'day to second'}"
+    if isinstance(value, exp.CurrentTimestamp):
+        digits = int(value.this.this) if isinstance(value.this, exp.Literal) else 3
+        return f"timestamp({digits}) with time zone"
+    kind = type_of(value)
+    if is_timestamp(kind) and kind is not None:
+        if kind.expressions:
+            return f"timestamp({int(kind.expressions[0].this.this)})"
+        if isinstance(value, exp.Cast):  # Athena's bare timestamp is timestamp(3)
+            return "timestamp(3)"
+    return None
+
+
+_ISO_DATE = re.compile(
+    r"^(?P<year>[+-]?\d{4,9})(?:-(?:W(?P<week>\d{2})(?:-(?P<wday>\d))?"
+    r"|(?P<yday>\d{3})|(?P<month>\d{2})(?:-(?P<day>\d{2}))?))?$"
+)
+_ISO_TIME = re.compile(
+    r"^(?P<hour>\d{2})(?::(?P<minute>\d{2})(?::(?P<second>\d{2})(?:[.,](?P<fraction>\d+))?)?)?"
+    r"(?P<zone>Z|[+-]\d{2}(?::?\d{2})?)?$"
+)
+
+
+def _iso_date(text: str) -> Optional[datetime.date]:
+    match = _ISO_DATE.match(text)
+    if not match:
+        return None
+    year = int(match.group("year"))
+    try:
+        if match.group("week"):
+            return datetime.date.fromisocalendar(
+                year, int(match.group("week")), int(match.group("wday") or 1)
+            )
+        if match.group("yday"):
+            day = int(match.group("yday"))
+            if not 1 <= day <= (366 if _leap(year) else 365):
+                return None
+            return datetime.date(year, 1, 1) + datetime.timedelta(days=day - 1)
+        return datetime.date(year, int(match.group("month") or 1), int(match.group("day") or 1))
+    except ValueError:
+        return None
+
+
+def _invalid_format(text: str) -> Exception:
+    """Athena's failure for text that is no ISO 8601 date or time at all; text that starts
+    like one but that this parser does not read (Joda reads more forms) is not run."""
+    if re.match(r"^\s*([+-]?\d|T)", text):
+        return NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
+    return AthenaError(f'INVALID_FUNCTION_ARGUMENT: Invalid format: "{text}"')
+
+
+@udf("from_iso8601_date", "date")
+def from_iso8601_date(text: Optional[str]) -> Optional[datetime.date]:
+    """Trino's from_iso8601_date (Joda's ISO date element parser): ``2020``, ``2020-05``,
+    ``2020-05-11``, ``2020-W10``, ``2020-W10-2``, ``2020-123``."""
+    if text is None:
+        return None
+    found = _iso_date(text)
+    if found is None:
+        raise _invalid_format(text)
+    return found
+
+
+def _iso_timestamp(text: str, precision: int) -> Tuple[str, int]:
+    date_text, sep, time_text = text.partition("T")
+    day = _iso_date(date_text)
+    if day is None:
+        raise _invalid_format(text)
+    wall = datetime.datetime(day.year, day.month, day.day)
+    fraction, zone = 0, "UTC"
+    if sep:
+        match = _ISO_TIME.match(time_text)
+        if not match:
+            raise _invalid_format(text)
+        hour, minute = int(match.group("hour")), int(match.group("minute") or 0)
+        second = int(match.group("second") or 0)
+        if hour > 23 or minute > 59 or second > 59:
+            raise _invalid_format(text)
+        digits = match.group("fraction") or ""
+        if len(digits) > 9:
+            raise _invalid_format(text)
+        fraction = int((digits + "000000000")[:9])
+        if precision == 3:  # Joda keeps milliseconds, dropping the rest
+            fraction = fraction // 10**6 * 10**6
+        wall = wall.replace(hour=hour, minute=minute, second=second)
+        if match.group("zone"):
+            found = zone_id(match.group("zone"))
+            if found is None:
+                raise _invalid_format(text)
+            zone = found
+    return tstz(_from_local(wall, fraction, zone), zone, precision)
+
+
+@udf("from_iso8601_timestamp", TSTZ)
+def from_iso8601_timestamp(text: Optional[str]) -> Any:
+    """Trino's from_iso8601_timestamp: a zone in the text, else the session's (UTC)."""
+    return None if text is None else _iso_timestamp(text, 3)
+
+
+@udf("from_iso8601_timestamp_nanos", TSTZ)
+def from_iso8601_timestamp_nanos(text: Optional[str]) -> Any:
+    if text is None:
+        return None
+    if "T" not in text:  # java.time's ISO_DATE_TIME needs a time
+        raise AthenaError(
+            f"INVALID_FUNCTION_ARGUMENT: Text '{text}' could not be parsed at index {len(text)}"
+        )
+    if not re.match(
+        r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?$", text
+    ):
+        raise NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
+    return _iso_timestamp(text, 9)
+
+
+@udf("from_unixtime_nanos", TSTZ)
+def from_unixtime_nanos(value: Any) -> Any:
+    """from_unixtime_nanos(bigint or decimal): a decimal rounded half up to whole
+    nanoseconds; the instant in UTC, timestamp(9) with time zone."""
+    if value is None:
+        return None
+    if isinstance(value, decimal.Decimal):
+        value = int(value.quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
+    return tstz(int(value), "UTC", 9)
+
+
+@udf("human_readable_seconds", "string")
+def human_readable_seconds(seconds: Optional[float]) -> Optional[str]:
+    """Trino's human_readable_seconds: the absolute value rounded (Math.round) to whole
+    seconds, in weeks, days, hours, minutes and seconds, the ones that are not 0."""
+    if seconds is None:
+        return None
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        text = "NaN" if seconds != seconds else ("Infinity" if seconds > 0 else "-Infinity")
+        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Invalid argument found: {text}")
+    rest = math.floor(abs(seconds) + 0.5)
+    parts = []
+    for name, size in (("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60)):
+        count, rest = divmod(rest, size)
+        if count:
+            parts.append(f"{count} {name}{'s' if count != 1 else ''}")
+    if rest or not parts:
+        parts.append(f"{rest} second{'s' if rest != 1 else ''}")
+    return ", ".join(parts)
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\s*$")
+_DURATION_MILLIS = {
+    "ns": 1e-6,
+    "us": 1e-3,
+    "ms": 1.0,
+    "s": 1000.0,
+    "m": 60000.0,
+    "h": 3600000.0,
+    "d": 86400000.0,
+}
+
+
+@udf("parse_duration", "interval day to second")
+def parse_duration(text: Optional[str]) -> Optional[datetime.timedelta]:
+    """Trino's parse_duration (airlift's Duration): a number and a unit (ns, us, ms, s,
+    m, h, d), rounded to milliseconds."""
+    if text is None:
+        return None
+    match = _DURATION.match(text)
+    if not match:
+        raise AthenaError(
+            f"INVALID_FUNCTION_ARGUMENT: duration is not a valid data duration string: {text}"
+        )
+    unit = match.group(2)
+    if unit not in _DURATION_MILLIS:
+        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Unknown time unit: {unit}")
+    millis = int((float(match.group(1)) * _DURATION_MILLIS[unit] + 0.5) // 1)
+    return datetime.timedelta(milliseconds=millis)
+
+
+@rewrites(exp.AtTimeZone, "AT TIME ZONE")
+def at_time_zone(node: exp.Expression) -> exp.Expression:
+    return _at_zone(node, node.this, node.args["zone"])
+
+
+@rewrites("at_timezone", "at_timezone")
+def at_timezone(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused(node.sql("athena"))
+    return _at_zone(node, *node.expressions)
+
+
+@rewrites("with_timezone", "with_timezone")
+def with_timezone_(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused(node.sql("athena"))
+    value, zone = node.expressions
+    zone_text = _zone_literal(node, zone)
+    kind = type_of(value)
+    if not (is_timestamp(kind) and kind is not None and kind.expressions):
+        raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
+    precision = _precision(kind)
+    if precision > 6:
+        raise Refused(f"{node.sql('athena')} (a timestamp of more than 6 digits)")
+    out = udf_call(
+        "with_timezone",
+        _micros(value),
+        exp.Literal.string(zone_text),
+        exp.Literal.number(precision),
+    )
+    return _tstz_out(node, out, precision)
+
+
+def _one_tstz(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 1 or not is_tstz(type_of(node.expressions[0])):
+        raise Refused(
+            f"{node.sql('athena')}", "the emulator runs it on a timestamp with time zone only"
+        )
+    return node.expressions[0]
+
+
+@rewrites("timezone_hour", "timezone_hour")
+def timezone_hour_(node: exp.Expression) -> exp.Expression:
+    out = udf_call("timezone_hour", _one_tstz(node))
+    return typed(out, "bigint")
+
+
+@rewrites("timezone_minute", "timezone_minute")
+def timezone_minute_(node: exp.Expression) -> exp.Expression:
+    out = udf_call("timezone_minute", _one_tstz(node))
+    return typed(out, "bigint")
+
+
+@rewrites("timezone", "timezone")
+def timezone(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) == 1:
+        kind = type_of(node.expressions[0])
+        if kind is not None and kind.this == T.TIMETZ:
+            text = node.expressions[0].meta.get("athena_time_text", "")
+            match = re.search(r"([+-]\d{2}:\d{2})$", text)
+            if match and match.group(1)[1:] != "00:00":
+                text_out = exp.Literal.string(match.group(1))
+                return typed(text_out, "varchar")
+    out = udf_call("tstz_zone", _one_tstz(node))
+    return typed(out, "varchar")
+
+
+@rewrites("to_iso8601", "to_iso8601")
+def to_iso8601(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 1:
+        raise Refused(node.sql("athena"))
+    [value] = node.expressions
+    kind = type_of(value)
+    if is_tstz(kind):
+        out = udf_call("tstz_iso8601", value, exp.Literal.number(_precision(kind)))
+    elif is_date(kind):
+        out = spark("date_format(_0, 'yyyy-MM-dd')", value)
+    elif is_timestamp(kind) and kind is not None and kind.expressions and _precision(kind) <= 6:
+        digits = _precision(kind)
+        fraction = "." + "S" * digits if digits else ""
+        out = exp.Anonymous(
+            this="date_format",
+            expressions=[value, exp.Literal.string(f"yyyy-MM-dd'T'HH:mm:ss{fraction}")],
+        )
+    else:
+        raise Refused(f"{node.sql('athena')} (of a value other than a date or a zoned timestamp)")
+    return typed(out, "varchar")
+
+
+@rewrites(exp.FromISO8601Timestamp, "from_iso8601_timestamp")
+def from_iso8601_timestamp_(node: exp.Expression) -> exp.Expression:
+    return _tstz_out(node, udf_call("from_iso8601_timestamp", node.this), 3)
+
+
+@rewrites(exp.FromISO8601TimestampNanos, "from_iso8601_timestamp_nanos")
+def from_iso8601_timestamp_nanos_(node: exp.Expression) -> exp.Expression:
+    return _tstz_out(node, udf_call("from_iso8601_timestamp_nanos", node.this), 9)
+
+
+@rewrites(exp.FromISO8601Date, "from_iso8601_date")
+def from_iso8601_date_(node: exp.Expression) -> exp.Expression:
+    out = udf_call("from_iso8601_date", node.this)
+    return typed(out, "date")
+
+
+@rewrites("from_unixtime_nanos", "from_unixtime_nanos")
+def from_unixtime_nanos_(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 1:
+        raise Refused(node.sql("athena"))
+    [value] = node.expressions
+    kind = type_of(value)
+    if kind is None or kind.this not in (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.DECIMAL):
+        raise Refused(f"{node.sql('athena')} (of a value other than an integer or a decimal)")
+    return _tstz_out(node, udf_call("from_unixtime_nanos", value), 9)
+
+
+@rewrites("human_readable_seconds", "human_readable_seconds")
+def human_readable_seconds_(node: exp.Expression) -> exp.Expression:
+    out = udf_call("human_readable_seconds", spark("CAST(_0 AS DOUBLE)", *node.expressions))
+    return typed(out, "varchar")
+
+
+@rewrites("parse_duration", "parse_duration")
+def parse_duration_(node: exp.Expression) -> exp.Expression:
+    out = udf_call("parse_duration", *node.expressions)
+    return _typed(out, "interval day to second", exp.DataType.build("interval"))
+
+
+def tstz_date_add_form(node: exp.Expression, unit: str) -> exp.Expression:
+    """date_add(unit, n, a timestamp with time zone) (date_add's zoned case)."""
+    kind = type_of(node.this)
+    precision = _precision(kind)
+    out = udf_call(
+        "tstz_date_add",
+        exp.Literal.string(unit),
+        spark("CAST(_0 AS BIGINT)", node.expression),
+        node.this,
+        exp.Literal.number(precision),
+    )
+    return _tstz_out(node, out, precision)
+
+
+def tstz_date_diff_form(node: exp.Expression, unit: str) -> exp.Expression:
+    """date_diff(unit, a, b) of timestamps with time zone (date_diff's zoned case)."""
+    if not (is_tstz(type_of(node.this)) and is_tstz(type_of(node.expression))):
+        raise Refused(f"{node.sql('athena')} (of a zoned and an unzoned timestamp)")
+    out = udf_call("tstz_date_diff", exp.Literal.string(unit), node.expression, node.this)
+    return typed(out, "bigint")
+
+
+# ---- the session's clock and zone ----------------------------------------------------------------
+def _local_timestamp(node: exp.Expression, precision: int) -> exp.Expression:
+    forms = {3: "timestamp_millis(unix_millis(current_timestamp()))", 6: "current_timestamp()"}
+    if precision not in forms:
+        raise Refused(f"{node.sql('athena')} (precision 3 or 6 only)")
+    out = spark(forms[precision])
+    return _typed(out, f"timestamp({precision})", exp.DataType.build(f"timestamp({precision})"))
+
+
+@rewrites(exp.Localtimestamp, "localtimestamp")
+def localtimestamp(node: exp.Expression) -> exp.Expression:
+    """The session's wall time (UTC on Athena), timestamp(3)."""
+    precision = node.this
+    return _local_timestamp(node, int(precision.this) if isinstance(precision, exp.Literal) else 3)
+
+
+@rewrites("localtimestamp", "localtimestamp(p)")
+def localtimestamp_p(node: exp.Expression) -> exp.Expression:
+    [precision] = node.expressions
+    if not (isinstance(precision, exp.Literal) and not precision.is_string):
+        raise Refused(node.sql("athena"))
+    return _local_timestamp(node, int(precision.this))
+
+
+@rewrites(exp.CurrentTimezone, "current_timezone")
+def current_timezone(node: exp.Expression) -> exp.Expression:
+    """Athena's session time zone is UTC."""
+    return _typed(spark("CAST('UTC' AS STRING)"), "varchar", exp.DataType.build("varchar"))

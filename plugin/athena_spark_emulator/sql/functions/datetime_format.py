@@ -1,0 +1,214 @@
+"""Formatting dates and times (Trino's ``functions/datetime.md``, with datetime.py):
+format_datetime (Joda's patterns) and format() of dates (Java's %t conversions, a case of
+conversion.py's format registered in its FORMATS).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import Any, Optional
+
+from sqlglot import exp
+
+from athena_spark_emulator.sql.functions.conversion import FORMATS
+from athena_spark_emulator.sql.functions.datetime_zoned import (
+    NotRun,
+    _micros,
+    _parse_wall,
+    _precision,
+    _wall_nanos,
+    is_tstz,
+)
+from athena_spark_emulator.sql.functions.table import Refused, rewrites
+from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, type_of, typed
+from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
+
+# ---- format_datetime (Joda's patterns) -----------------------------------------------------------
+_JODA = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|[^A-Za-z']+")
+_JODA_LETTERS = set("yMdHhmsSaEDk")
+_MONTHS = [
+    "January", "February", "March", "April", "May", "June", "July",
+    "August", "September", "October", "November", "December",
+]  # fmt: skip
+_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+def joda_tokens(pattern: str) -> Optional[list]:
+    """The pattern's tokens (None: a letter the emulator does not print, e.g. a zone)."""
+    tokens = []
+    position = 0
+    for match in _JODA.finditer(pattern):
+        if match.start() != position:
+            return None
+        position = match.end()
+        token = match.group(0)
+        if token[0].isalpha() and token[0] not in _JODA_LETTERS:
+            return None
+        tokens.append(token)
+    return tokens if position == len(pattern) else None
+
+
+def _joda_field(token: str, wall: datetime.datetime, fraction: int) -> str:
+    letter, width = token[0], len(token)
+    if letter == "y":
+        return f"{wall.year % 100:02d}" if width == 2 else str(wall.year).zfill(width)
+    if letter == "M":
+        if width >= 4:
+            return _MONTHS[wall.month - 1]
+        return _MONTHS[wall.month - 1][:3] if width == 3 else str(wall.month).zfill(width)
+    if letter == "E":
+        name = _DAYS[wall.weekday()]
+        return name if width >= 4 else name[:3]
+    if letter == "a":
+        return "AM" if wall.hour < 12 else "PM"
+    if letter == "S":
+        return f"{fraction:09d}"[:width] if width <= 9 else f"{fraction:09d}".ljust(width, "0")
+    numbers = {
+        "d": wall.day,
+        "H": wall.hour,
+        "k": wall.hour or 24,
+        "h": wall.hour % 12 or 12,
+        "m": wall.minute,
+        "s": wall.second,
+        "D": wall.timetuple().tm_yday,
+    }
+    return str(numbers[letter]).zfill(width)
+
+
+def format_joda(wall: datetime.datetime, fraction: int, pattern: str) -> str:
+    tokens = joda_tokens(pattern)
+    if tokens is None:
+        raise NotRun(f"format_datetime with the pattern '{pattern}'")
+    out = []
+    for token in tokens:
+        if token.startswith("'"):
+            out.append(token[1:-1].replace("''", "'") if token != "''" else "'")
+        elif token[0].isalpha():
+            out.append(_joda_field(token, wall, fraction))
+        else:
+            out.append(token)
+    return "".join(out)
+
+
+@udf("format_datetime_ts", "string")
+def format_datetime_ts(micros: Optional[int], pattern: Optional[str]) -> Optional[str]:
+    """format_datetime of a timestamp (its wall time, UTC)."""
+    if micros is None or pattern is None:
+        return None
+    millis = (int(micros) + 500) // 1000  # Trino formats milliseconds, rounded half up
+    wall, fraction = _wall_nanos(millis * 1000)
+    return format_joda(wall, fraction, pattern)
+
+
+@udf("format_datetime_tstz", "string")
+def format_datetime_tstz(value: Any, pattern: Optional[str]) -> Optional[str]:
+    """format_datetime of a timestamp with time zone (its wall time in its zone)."""
+    if value is None or pattern is None:
+        return None
+    wall, fraction = _parse_wall(str(value[0]).rpartition(" ")[0])
+    return format_joda(wall, fraction, pattern)
+
+
+@rewrites("format_datetime", "format_datetime")
+def format_datetime(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused(node.sql("athena"))
+    value, pattern = node.expressions
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        raise Refused(f"{node.sql('athena')} (a pattern that is not a literal)")
+    if joda_tokens(pattern.this) is None:
+        raise Refused(f"{node.sql('athena')} (the pattern '{pattern.this}')")
+    kind = type_of(value)
+    if is_tstz(kind) and _precision(kind) <= 3:
+        out = udf_call("format_datetime_tstz", value, pattern)
+    elif is_timestamp(kind):
+        out = udf_call("format_datetime_ts", _micros(value), pattern)
+    else:
+        raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
+    return typed(out, "varchar")
+
+
+# ---- format() of dates (Java's %t conversions) ---------------------------------------------------
+_JAVA_FORMAT = re.compile(r"%(?:(\d+)\$)?([tT])([AaBbhedYymjFD])|%%|%n|[^%]+")
+
+
+def _java_date_tokens(pattern: str) -> Optional[list]:
+    position, tokens = 0, []
+    for match in _JAVA_FORMAT.finditer(pattern):
+        if match.start() != position:
+            return None
+        position = match.end()
+        tokens.append(match)
+    return tokens if position == len(pattern) else None
+
+
+def _java_date_field(day: datetime.date, conversion: str) -> str:
+    fields = {
+        "A": _DAYS[day.weekday()],
+        "a": _DAYS[day.weekday()][:3],
+        "B": _MONTHS[day.month - 1],
+        "b": _MONTHS[day.month - 1][:3],
+        "h": _MONTHS[day.month - 1][:3],
+        "e": str(day.day),
+        "d": f"{day.day:02d}",
+        "Y": f"{day.year:04d}",
+        "y": f"{day.year % 100:02d}",
+        "m": f"{day.month:02d}",
+        "j": f"{day.timetuple().tm_yday:03d}",
+        "F": f"{day.year:04d}-{day.month:02d}-{day.day:02d}",
+        "D": f"{day.month:02d}/{day.day:02d}/{day.year % 100:02d}",
+    }
+    return fields[conversion]
+
+
+@udf("format_dates", "string")
+def format_dates(pattern: Optional[str], *days: Optional[datetime.date]) -> Optional[str]:
+    """Trino's format() (Java's Formatter) of dates with %t conversions, English names."""
+    if pattern is None:
+        return None
+    tokens = _java_date_tokens(pattern)
+    if tokens is None:
+        raise NotRun(f"format('{pattern}', ...) of dates")
+    out, ordinary = [], 0
+    for token in tokens:
+        text = token.group(0)
+        if text == "%%":
+            out.append("%")
+        elif text == "%n":
+            out.append("\n")
+        elif not text.startswith("%"):
+            out.append(text)
+        else:
+            if token.group(1):
+                index = int(token.group(1)) - 1
+            else:
+                index, ordinary = ordinary, ordinary + 1
+            if not 0 <= index < len(days):
+                raise AthenaError(
+                    f"INVALID_FUNCTION_ARGUMENT: Format specifier '{text}' has no argument"
+                )
+            day = days[index]
+            field = "null" if day is None else _java_date_field(day, token.group(3))
+            out.append(field.upper() if token.group(2) == "T" else field)
+    return "".join(out)
+
+
+def format_dates_form(node: exp.Expression) -> exp.Expression:
+    """format(pattern, date, ...) (a case of conversion.py's format): %t conversions of dates only."""
+    pattern = node.this
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        raise Refused(f"{node.sql('athena')} (a pattern that is not a literal)")
+    if _java_date_tokens(pattern.this) is None or not all(
+        is_date(type_of(a)) for a in node.expressions
+    ):
+        raise Refused(f"{node.sql('athena')} (format of dates with conversions other than %t)")
+    out = udf_call("format_dates", pattern, *node.expressions)
+    return typed(out, "varchar")
+
+
+@FORMATS.register(10, "dates (Java's %t conversions)")
+def _format_of_dates(node: exp.Expression) -> Optional[exp.Expression]:
+    if node.expressions and all(is_date(type_of(a)) for a in node.expressions):
+        return format_dates_form(node)
+    return None

@@ -1,0 +1,80 @@
+"""Map functions and operators (Trino's ``functions/map.md``): map, map_entries,
+map_from_entries, map_keys/map_values, map_concat, multimap_from_entries and the lambda
+ones. The subscript operator is array.py's. Examples: ``tests/conformance/examples/map.yml``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
+from athena_spark_emulator.sql.spark_forms import spark
+
+_cls: Any
+_name: str
+
+
+# verified as sqlglot renders them (Spark's function has Trino's semantics)
+for _cls, _name in (
+    (exp.Map, "map"),
+    (exp.MapFromEntries, "map_from_entries"),
+    (exp.MapKeys, "map_keys"),
+):
+    same(_cls, _name)
+
+for _name in (
+    "transform_keys",
+    "transform_values",
+    "map_filter",
+    "map_zip_with",
+    "map_values",
+):
+    same(_name, _name)
+
+
+@rewrites("map_entries", "map_entries")
+def map_entries(node: exp.Expression) -> exp.Expression:
+    return spark(
+        "transform(map_entries(_0), e -> named_struct('field0', e.key, 'field1', e.value))",
+        *node.expressions,
+    )
+
+
+@rewrites("map_concat", "map_concat")
+def map_concat(node: exp.Expression) -> exp.Expression:
+    """Trino's map_concat: a key in several maps takes the last one's value; the result
+    lists the last map's entries, then each earlier map's new keys, last to first (Trino's
+    order). NULL when a map is NULL (Spark's map_concat too)."""
+    maps = list(node.expressions)
+    if len(maps) < 2:
+        raise Fails(
+            "INVALID_FUNCTION_ARGUMENT: There must be two or more concatenation arguments "
+            "to map_concat"
+        )
+    result = maps[-1]
+    for earlier in reversed(maps[:-1]):
+        result = spark(
+            "map_concat(_0, map_filter(_1, (k, v) -> NOT array_contains(map_keys(_0), k)))",
+            result,
+            earlier,
+        )
+    return result
+
+
+@rewrites("multimap_from_entries", "multimap_from_entries")
+def multimap_from_entries(node: exp.Expression) -> exp.Expression:
+    """Trino's multimap_from_entries: each key (in order of first appearance) with the
+    array of its values. A row's two fields are read through a one-entry map (whatever the
+    row's field names), which fails for a NULL key as Trino does."""
+    if len(node.expressions) != 1:
+        raise Refused(f"{node.sql('athena')} (one array of rows)")
+    entries = spark(
+        "transform(_0, e -> map_entries(map_from_entries(array(e)))[0])", node.expressions[0]
+    )
+    return spark(
+        "map_from_entries(transform(array_distinct(transform(_0, e -> e.key)), "
+        "k -> struct(k, transform(filter(_0, e -> e.key = k), e -> e.value))))",
+        entries,
+    )

@@ -1,0 +1,151 @@
+"""Regular expression functions (Trino's ``functions/regexp.md``): regexp_like,
+regexp_extract(_all), regexp_count, regexp_position, regexp_replace (with a lambda too)
+and regexp_split. Examples: ``tests/conformance/examples/regexp.yml``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from sqlglot import exp
+
+from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
+from athena_spark_emulator.sql.spark_forms import literal_text, typed
+from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
+
+_cls: Any
+_name: str
+
+
+# verified as sqlglot renders them (Spark's function has Trino's semantics)
+for _cls, _name in (
+    (exp.RegexpLike, "regexp_like"),
+    (exp.RegexpExtract, "regexp_extract"),
+    (exp.RegexpExtractAll, "regexp_extract_all"),
+    (exp.RegexpCount, "regexp_count"),
+):
+    same(_cls, _name)
+
+same(exp.RegexpSplit, "regexp_split")
+
+# ---- regular expressions ----------------------------------------------------------------------
+# Python's re agrees with Trino's (Java-syntax) patterns on the common constructs, with
+# re.ASCII (\d \w \s \b are ASCII in both); what may differ is refused.
+_REGEX_REFUSED = re.compile(r"\(\?|\\[pPZzhHQERXGKec0NAxV]|&&|\[:|\[\[|\{,|\$|\\[1-9]\d")
+
+
+def _pattern(node: exp.Expression, pattern: exp.Expression) -> exp.Expression:
+    text = literal_text(pattern)
+    if text is None:
+        raise Refused(f"{node.sql('athena')} (a pattern that is not a literal)")
+    found = _REGEX_REFUSED.search(text)
+    if found:
+        raise Refused(f"{node.sql('athena')} (the pattern construct {found.group(0)})")
+    try:
+        re.compile(text, re.ASCII)
+    except re.error:
+        raise Refused(f"{node.sql('athena')} (its pattern)") from None
+    return pattern
+
+
+def _matches(string: str, pattern: str, start: int):  # type: ignore[no-untyped-def]
+    """Trino's successive matches from ``start`` (an empty match moves one character on)."""
+    compiled = re.compile(pattern, re.ASCII)
+    position = start
+    while position <= len(string):
+        found = compiled.search(string, position)
+        if found is None:
+            return
+        yield found
+        position = found.end() + 1 if found.end() == found.start() else found.end()
+
+
+@udf("regexp_position", "int")
+def regexp_position(
+    string: Optional[str],
+    pattern: Optional[str],
+    start: Optional[int] = 1,
+    occurrence: Optional[int] = 1,
+) -> Optional[int]:
+    """Trino's regexp_position: the 1-based position of the n-th match from ``start``,
+    -1 when there is none."""
+    if string is None or pattern is None or start is None or occurrence is None:
+        return None
+    if start < 1:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: start position cannot be smaller than 1")
+    if occurrence < 1:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: occurrence cannot be smaller than 1")
+    if start > len(string):
+        return -1
+    for count, found in enumerate(_matches(string, pattern, start - 1), start=1):
+        if count == occurrence:
+            return found.start() + 1
+    return -1
+
+
+@rewrites("regexp_position", "regexp_position")
+def _regexp_position(node: exp.Expression) -> exp.Expression:
+    args = list(node.expressions)
+    if not 2 <= len(args) <= 4:
+        raise Refused(f"{node.sql('athena')} (2 to 4 arguments)")
+    _pattern(node, args[1])
+    while len(args) < 4:
+        args.append(exp.Literal.number(1))
+    return typed(udf_call("regexp_position", *args), "int")
+
+
+@udf("regexp_replace_groups", "string")
+def regexp_replace_groups(
+    string: Optional[str], pattern: Optional[str], replaced: Optional[list]
+) -> Optional[str]:
+    """``string`` with its successive matches of ``pattern`` replaced by ``replaced`` (the
+    lambda's value for each match, computed in Spark from :func:`regexp_groups`)."""
+    if string is None or pattern is None or replaced is None:
+        return None
+    out, last = [], 0
+    for found, value in zip(_matches(string, pattern, 0), replaced):
+        if value is None:
+            return None
+        out.append(string[last : found.start()])
+        out.append(value)
+        last = found.end()
+    out.append(string[last:])
+    return "".join(out)
+
+
+@udf("regexp_groups", "array<array<string>>")
+def regexp_groups(string: Optional[str], pattern: Optional[str]) -> Optional[list]:
+    """The capturing groups of each successive match (NULL for a group that took no part)."""
+    if string is None or pattern is None:
+        return None
+    return [list(found.groups()) for found in _matches(string, pattern, 0)]
+
+
+def _mark_groups(node: exp.Expression) -> Optional[str]:
+    """The lambda's argument of ``regexp_replace(s, p, x -> ...)`` is an array of the
+    match's groups: marked so that ``x[1]`` is read as an array subscript."""
+    replacement = node.args.get("replacement")
+    if isinstance(replacement, exp.Lambda) and len(replacement.expressions) == 1:
+        name = replacement.expressions[0].name
+        for ref in replacement.this.find_all(exp.Column, exp.Identifier):
+            if ref.name == name and not (isinstance(ref, exp.Column) and ref.table):
+                ref.meta["athena_array"] = True
+    return None
+
+
+@rewrites(exp.RegexpReplace, "regexp_replace", _mark_groups)
+def _regexp_replace(node: exp.Expression) -> exp.Expression:
+    replacement = node.args.get("replacement")
+    if not isinstance(replacement, exp.Lambda):
+        return node
+    if (
+        len(replacement.expressions) != 1
+        or node.args.get("position")
+        or node.args.get("occurrence")
+    ):
+        raise Refused(f"{node.sql('athena')} (a lambda of one argument only)")
+    pattern = _pattern(node, node.expression)
+    groups = udf_call("regexp_groups", node.this, pattern)
+    values = exp.Anonymous(this="transform", expressions=[groups, replacement])
+    return typed(udf_call("regexp_replace_groups", node.this, pattern, values), "varchar")

@@ -1,0 +1,346 @@
+"""String functions and operators (Trino's ``functions/string.md``): ``||``, concat, length,
+lower/upper, lpad, replace, split, split_part, strpos, substr, trim, title_case,
+luhn_check, the Unicode functions (to_utf8, from_utf8) and ``U&'...'`` literals. Examples:
+``tests/conformance/examples/string.yml``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from sqlglot import exp
+
+from athena_spark_emulator.sql.functions.table import TABLE, Entry, Fails, Refused, rewrites, same
+from athena_spark_emulator.sql.spark_forms import (
+    call,
+    is_date,
+    is_decimal,
+    is_double,
+    is_integral,
+    is_timestamp,
+    literal_int,
+    literal_text,
+    spark,
+    type_of,
+    typed,
+)
+from athena_spark_emulator.sql.udfs import AthenaError, Unsupported, udf, udf_call
+
+T = exp.DataType.Type
+_cls: Any
+_name: str
+
+
+@rewrites(exp.DPipe, "||")
+def concat_operator(node: exp.Expression) -> exp.Expression:
+    left, right = type_of(node.this), type_of(node.expression)
+    arrays = [k is not None and k.this == exp.DataType.Type.ARRAY for k in (left, right)]
+    if arrays[0] and arrays[1]:
+        assert left is not None and right is not None
+        inner_left = left.expressions[0] if left.expressions else None
+        inner_right = right.expressions[0] if right.expressions else None
+        if inner_right is not None and inner_right == left:  # element || array of them
+            return spark("concat(array(_0), _1)", node.this, node.expression)
+        if inner_left is not None and inner_left == right:
+            return spark("concat(_0, array(_1))", node.this, node.expression)
+        return spark("concat(_0, _1)", node.this, node.expression)
+    if arrays[0]:
+        return spark("concat(_0, array(_1))", node.this, node.expression)
+    if arrays[1]:
+        return spark("concat(array(_0), _1)", node.this, node.expression)
+    strings = [
+        (isinstance(n, exp.Literal) and n.is_string)
+        or (k is not None and k.this in (T.VARCHAR, T.TEXT, T.CHAR))
+        for n, k in ((node.this, left), (node.expression, right))
+    ]
+    if not any(strings):
+        raise Refused(f"the operator || in {node.sql('athena')}", "operand types unknown")
+    return spark("concat(_0, _1)", node.this, node.expression)
+
+
+# ---- strings --------------------------------------------------------------------------------
+for _cls, _name in (
+    (exp.Upper, "upper"),
+    (exp.Lower, "lower"),
+    (exp.Reverse, "reverse"),
+):
+    same(_cls, _name)
+
+
+def _text_args(node: exp.Expression) -> Optional[str]:
+    """Trino has no implicit cast to varchar: a number or date argument fails."""
+    for arg in (node.this, *node.expressions):
+        kind = type_of(arg) if isinstance(arg, exp.Expression) else None
+        if kind is not None and (
+            is_integral(kind)
+            or is_double(kind)
+            or is_decimal(kind)
+            or is_date(kind)
+            or is_timestamp(kind)
+        ):
+            raise Fails(
+                f"FUNCTION_NOT_FOUND: Unexpected parameters ({kind.sql('athena').lower()}) "
+                f"for function {node.sql('athena').split('(')[0].lower()}"
+            )
+    return None
+
+
+@rewrites(exp.Length, "length")
+def length(node: exp.Expression) -> exp.Expression:
+    _text_args(node)
+    return node
+
+
+@rewrites(exp.Concat, "concat")
+def concat(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) < 2:
+        raise Fails("INVALID_FUNCTION_ARGUMENT: There must be two or more concatenation arguments")
+    return node
+
+
+@rewrites(exp.Replace, "replace")
+def replace(node: exp.Expression) -> exp.Expression:
+    return node
+
+
+@rewrites(exp.StrPosition, "strpos")
+def strpos_(node: exp.Expression) -> exp.Expression:
+    if node.args.get("position") is not None or node.args.get("occurrence") is not None:
+        raise Refused(f"strpos with an instance ({node.sql('athena')})")
+    return spark("locate(_1, _0)", node.this, node.args["substr"])
+
+
+@rewrites(exp.Substring, "substr")
+def substr(node: exp.Expression) -> exp.Expression:
+    start = node.args["start"]
+    length = node.args.get("length")
+    if length is None:
+        return spark("substring(_0, _1)", node.this, start)
+    return spark("substring(_0, _1, _2)", node.this, start, length)
+
+
+@rewrites(exp.SplitPart, "split_part")
+def split_part(node: exp.Expression) -> exp.Expression:
+    delimiter = node.args["delimiter"]
+    if not (isinstance(delimiter, exp.Literal) and delimiter.is_string and delimiter.this):
+        raise Refused(f"split_part with a delimiter that is not a literal ({node.sql('athena')})")
+    pattern = exp.Literal.string(re.escape(delimiter.this))
+    index = node.args["part_index"]
+    parts = call("try_element_at", spark("split(_0, _1, -1)", node.this, pattern), index)
+    return spark(
+        "CASE WHEN _0 < 1 THEN raise_error('Index must be greater than zero') ELSE _1 END",
+        index,
+        parts,
+    )
+
+
+# verified as sqlglot renders them (Spark's function has Trino's semantics)
+for _cls, _name in (
+    (exp.Translate, "translate"),
+    (exp.ConcatWs, "concat_ws"),
+    (exp.Pad, "lpad"),
+    (exp.StartsWith, "starts_with"),
+    (exp.Chr, "chr"),
+    (exp.Levenshtein, "levenshtein_distance"),
+    (exp.Encode, "to_utf8"),
+    (exp.Trim, "trim"),
+):
+    same(_cls, _name)
+
+same(exp.Overlay, "overlay")
+
+
+@udf("luhn_check", "boolean")
+def luhn_check(digits: Optional[str]) -> Optional[bool]:
+    """Trino's luhn_check: whether a string of digits passes the Luhn checksum; a string
+    with anything but digits fails."""
+    if digits is None:
+        return None
+    if not digits or not digits.isascii() or not digits.isdigit():
+        raise AthenaError(
+            f"INVALID_FUNCTION_ARGUMENT: Input contains non-digit character: {digits}"
+        )
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        value = int(char)
+        if position % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+@rewrites("luhn_check", "luhn_check")
+def _luhn_check(node: exp.Expression) -> exp.Expression:
+    return udf_call("luhn_check", *node.expressions)
+
+
+def unicode_literal(text: str, escape: str = "\\") -> str:
+    """The value of Trino's ``U&'...'`` literal: ``\\XXXX`` (4 hex digits) and
+    ``\\+XXXXXX`` (6) are code points, ``\\\\`` the escape character itself."""
+    out = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char != escape:
+            out.append(char)
+            i += 1
+            continue
+        if text[i + 1 : i + 2] == escape:
+            out.append(escape)
+            i += 2
+            continue
+        if text[i + 1 : i + 2] == "+":
+            digits, i = text[i + 2 : i + 8], i + 8
+            size = 6
+        else:
+            digits, i = text[i + 1 : i + 5], i + 5
+            size = 4
+        if len(digits) != size or any(c not in "0123456789abcdefABCDEF" for c in digits):
+            raise ValueError(f"Incomplete escape sequence: {escape}{digits}")
+        point = int(digits, 16)
+        if point > 0x10FFFF or 0xD800 <= point <= 0xDFFF:
+            raise ValueError(f"Invalid escaped character: {escape}{digits}")
+        out.append(chr(point))
+    return "".join(out)
+
+
+@rewrites(exp.UnicodeString, "Unicode string literal (U&'...')")
+def _unicode_string(node: exp.Expression) -> exp.Expression:
+    escape_node = node.args.get("escape")
+    escape = "\\"
+    if isinstance(escape_node, exp.Expression):
+        escape = literal_text(escape_node) or ""
+        if len(escape) != 1 or escape in "+'\"" or escape.isspace() or escape.isalnum():
+            raise Refused(f"the Unicode string literal {node.sql('athena')} (its UESCAPE)")
+    try:
+        value = unicode_literal(str(node.this), escape)
+    except ValueError as exc:
+        raise Refused(f"the Unicode string literal {node.sql('athena')} ({exc})") from None
+    return exp.Literal.string(value)
+
+
+# ---- strings --------------------------------------------------------------------------------
+@rewrites(exp.Split, "split")
+def _split(node: exp.Expression) -> exp.Expression:
+    """Trino's split: a literal delimiter (never a pattern); the limit is the most parts,
+    the last one the rest of the string."""
+    delimiter = literal_text(node.expression)
+    if delimiter is None:
+        raise Refused(f"split with a delimiter that is not a literal ({node.sql('athena')})")
+    if delimiter == "":
+        raise Fails("INVALID_FUNCTION_ARGUMENT: The delimiter may not be the empty string")
+    pattern = exp.Literal.string(re.escape(delimiter))
+    limit = node.args.get("limit")
+    if limit is None:
+        return typed(spark("split(_0, _1, -1)", node.this, pattern), "array(varchar)")
+    value = literal_int(limit)
+    if value is not None and value <= 0:
+        raise Fails("INVALID_FUNCTION_ARGUMENT: Limit must be positive")
+    if value is not None and value > 2**31 - 1:
+        raise Fails("INVALID_FUNCTION_ARGUMENT: Limit is too large")
+    return typed(
+        spark(
+            "CASE WHEN _2 <= 0 THEN raise_error('Limit must be positive') "
+            "WHEN _2 > 2147483647 THEN raise_error('Limit is too large') "
+            "ELSE split(_0, _1, CAST(_2 AS INT)) END",
+            node.this,
+            pattern,
+            limit,
+        ),
+        "array(varchar)",
+    )
+
+
+@udf("title_case", "string")
+def title_case(text: Optional[str]) -> Optional[str]:
+    """Trino's title_case: the first letter of each word upper case, the rest lower case.
+    Only for ASCII letters and spaces, where what a word is leaves no doubt."""
+    if text is None:
+        return None
+    if any(not (c == " " or (c.isascii() and c.isalpha())) for c in text):
+        raise Unsupported("title_case of text with characters other than ASCII letters and spaces")
+    return " ".join(word[:1].upper() + word[1:].lower() for word in text.split(" "))
+
+
+@rewrites("title_case", "title_case")
+def _title_case(node: exp.Expression) -> exp.Expression:
+    return typed(udf_call("title_case", *node.expressions), "varchar")
+
+
+# ---- from_utf8 (Unicode functions) -----------------------------------------------------------
+@udf("from_utf8", "string")
+def from_utf8(data: Optional[bytes], replacement: Any = None) -> Optional[str]:
+    """Trino's from_utf8 of valid UTF-8 (how Trino replaces invalid bytes is not followed:
+    refused)."""
+    if data is None:
+        return None
+    if isinstance(replacement, str) and len(replacement) > 1:
+        raise Unsupported("from_utf8 with a replacement of more than one character")
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError:
+        raise Unsupported("from_utf8 of bytes that are not valid UTF-8") from None
+
+
+@rewrites(exp.Decode, "from_utf8")
+def _from_utf8(node: exp.Expression) -> exp.Expression:
+    charset = literal_text(node.args.get("charset") or exp.Null())
+    if (charset or "").lower() not in ("utf-8", "utf8"):
+        raise Refused(f"{node.sql('athena')} (a charset other than UTF-8)")
+    kind = type_of(node.this)
+    if not (
+        isinstance(node.this, exp.HexString)
+        or (kind is not None and kind.this in (T.VARBINARY, T.BINARY))
+    ):
+        raise Refused(f"{node.sql('athena')} (of a value other than varbinary)")
+    args = [node.this]
+    if node.args.get("replace") is not None:
+        args.append(node.args["replace"])
+    return typed(udf_call("from_utf8", *args), "varchar")
+
+
+@udf("strpos", "bigint")
+def strpos(text: Optional[str], part: Optional[str], instance: Optional[int]) -> Optional[int]:
+    """Trino's strpos(string, substring, instance): the n-th occurrence from the start, or
+    from the end when ``instance`` is negative; 0 when there is none."""
+    if text is None or part is None or instance is None:
+        return None
+    if instance == 0:
+        raise AthenaError(
+            "INVALID_FUNCTION_ARGUMENT: 'instance' must be a positive or negative number."
+        )
+    if part == "":
+        return 1
+    data, needle = text.encode("utf-8"), part.encode("utf-8")
+    found = 0
+    if instance > 0:
+        index = -1
+        while found < instance:
+            index = data.find(needle, index + 1)
+            if index < 0:
+                return 0
+            found += 1
+    else:
+        index = len(data)
+        while found < -instance:
+            index = data.rfind(needle, 0, index - 1 + len(needle)) if index > 0 else -1
+            if index < 0:
+                return 0
+            found += 1
+    return len(data[:index].decode("utf-8")) + 1
+
+
+def _strpos_instance(cls: type) -> None:
+    entry = TABLE.entries[cls]
+
+    def rewrite(node: exp.Expression) -> exp.Expression:
+        instance = node.args.get("occurrence")
+        if instance is None or node.args.get("position") is not None:
+            return entry.rewrite(node) if entry.rewrite is not None else node
+        return typed(udf_call("strpos", node.this, node.args["substr"], instance), "bigint")
+
+    TABLE.entries[cls] = Entry(entry.name, rewrite, entry.check)
+
+
+_strpos_instance(exp.StrPosition)
