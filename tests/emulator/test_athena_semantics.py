@@ -80,6 +80,10 @@ def test_athena_value(emu: Emulator, sql: str, expected: Optional[str]) -> None:
             "length: 5 > 2",
         ),
         ("select cast(12345 as decimal(3,0))", "NUMERIC_VALUE_OUT_OF_RANGE"),
+        (  # Trino has no natural join; Spark ran it (dbt_utils.deduplicate passed locally)
+            "select * from (values (1, 'a')) l(k, v) natural join (values (1, 'b')) r(k, w)",
+            "NOT_SUPPORTED: Natural join not supported",
+        ),
     ],
 )
 def test_fails_where_athena_fails(emu: Emulator, sql: str, error: str) -> None:

@@ -124,6 +124,10 @@ def row_field(node: exp.Expression) -> exp.Expression:
 
 
 def _join_check(node: exp.Expression) -> Optional[str]:
+    if str(node.args.get("method") or "").upper() == "NATURAL":
+        # Trino's analyzer refuses it (StatementAnalyzer: "Natural join not supported");
+        # Spark would run it, so dbt_utils.deduplicate's natural join passed only locally
+        raise Fails("NOT_SUPPORTED: Natural join not supported")
     kind = str(node.args.get("kind") or "").upper()
     if kind and kind not in ("INNER", "CROSS", "OUTER"):
         return f"{kind} JOIN"
