@@ -4,7 +4,7 @@
   this package: its read-plan method is missing).
 -#}
 {% macro _cross_account_require_plugin(node_name=none) -%}
-  {%- if adapter.get_spark_cross_account_read_plan is not defined or adapter.get_spark_cross_account_setup is not defined or adapter.record_spark_cross_account_block is not defined -%}
+  {%- if adapter.get_spark_cross_account_read_plan is not defined or adapter.get_spark_cross_account_setup is not defined or adapter.record_spark_cross_account_block is not defined or adapter.get_spark_cross_account_roles is not defined -%}
     {%- do exceptions.raise_compiler_error(
       "dbt_athena_cross_account: " ~ ("model '" ~ (node_name or model.unique_id) ~ "' opts in with spark_cross_account_catalog: true, but ")
       ~ "the dbt-athena-cross-account Python plugin is not installed in the environment that runs dbt, or is older than this package "

@@ -6,7 +6,8 @@
   warnings (spark_cross_account_fallback: local) and emits the Python that follows it.
   A catalog that cannot be read cross-account is a compile error raised by the plugin.
   spark_cross_account_roles (catalog -> the owner's role) makes the plugin read that
-  owner's Iceberg tables as the role.
+  owner's Iceberg tables as the role (the project's mapping and the model's merged,
+  adapter.get_spark_cross_account_roles: dbt would replace the one with the other).
 -#}
 {% macro _cross_account_spark_block() -%}
   {%- do dbt_athena_cross_account._cross_account_require_plugin() -%}
@@ -15,7 +16,7 @@
         dbt_athena_cross_account._cross_account_model_reads(model),
         config.get('spark_cross_account_fallback', none),
         this.database,
-        config.get('spark_cross_account_roles', none)) -%}
+        adapter.get_spark_cross_account_roles(model.fqn, config.get('spark_cross_account_roles', none))) -%}
   {%- for warning in plan.warnings -%}
     {%- do exceptions.warn(warning) -%}
   {%- endfor -%}

@@ -3,7 +3,8 @@
   With no arguments it checks every opted-in Python model's cross-account references from
   the graph; with catalogs/tables it checks those. Each catalog and table gets PASS/WARN/FAIL
   rows for registration, Glue metadata, S3 data and table format, plus session-property and
-  setup rows per model. Logs the report and raises a dbt error when anything FAILs.
+  setup rows per model. An explicit table that opted-in models read is checked as they read
+  it (through the owner's role, for spark_cross_account_roles). Logs the report and raises a dbt error when anything FAILs.
   Without the Python plugin no check can run: it says so with the pip lines, and raises
   when an opted-in model reads a cross-account catalog (`dbt run` would fail too).
   With spark=true it also runs the Spark probe: one session per distinct session
@@ -40,22 +41,21 @@
       },
       'reads': dbt_athena_cross_account._cross_account_model_reads(node) if (spark and node_catalogs) else [],
       'fallback': (node.config or {}).get('spark_cross_account_fallback'),
-      'roles': (node.config or {}).get('spark_cross_account_roles'),
+      'roles': adapter.get_spark_cross_account_roles(node.fqn, (node.config or {}).get('spark_cross_account_roles'))
+               if adapter.get_spark_cross_account_roles is defined else (node.config or {}).get('spark_cross_account_roles'),
       'database': node.database,
     }) -%}
     {%- if node_catalogs -%}
       {%- do readers.append(node.unique_id) -%}
       {%- if node.package_name not in packages -%}{%- do packages.append(node.package_name) -%}{%- endif -%}
-      {%- if from_graph -%}
-        {%- for ref in dbt_athena_cross_account._cross_account_referenced_tables(node) -%}
-          {%- set key = (ref.catalog ~ '.' ~ ref.schema ~ '.' ~ ref.table) | lower -%}
-          {%- if key not in graph_tables -%}
-            {%- do graph_tables.update({key: {'catalog': ref.catalog, 'schema': ref.schema, 'table': ref.table, 'models': [], 'formats': {}}}) -%}
-          {%- endif -%}
-          {%- do graph_tables[key]['models'].append(node.unique_id) -%}
-          {%- do graph_tables[key]['formats'].update({node.unique_id: ref.table_format}) -%}
-        {%- endfor -%}
-      {%- endif -%}
+      {%- for ref in dbt_athena_cross_account._cross_account_referenced_tables(node) -%}
+        {%- set key = (ref.catalog ~ '.' ~ ref.schema ~ '.' ~ ref.table) | lower -%}
+        {%- if key not in graph_tables -%}
+          {%- do graph_tables.update({key: {'catalog': ref.catalog, 'schema': ref.schema, 'table': ref.table, 'models': [], 'formats': {}}}) -%}
+        {%- endif -%}
+        {%- do graph_tables[key]['models'].append(node.unique_id) -%}
+        {%- do graph_tables[key]['formats'].update({node.unique_id: ref.table_format}) -%}
+      {%- endfor -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if adapter.run_cross_account_doctor is not defined -%}
@@ -86,8 +86,10 @@
       'max_sessions': spark_max_sessions,
     } -%}
   {%- endif -%}
+  {#- explicit tables are checked as the graph's models read them (through a role, too) -#}
   {%- set result = adapter.run_cross_account_doctor(
-        catalog_args, (graph_tables.values() | list) if from_graph else table_args, models, setup, probe) -%}
+        catalog_args, (graph_tables.values() | list) if from_graph else table_args, models, setup, probe,
+        graph_tables.values() | list) -%}
   {%- if from_graph and not graph_tables and not readers -%}
     {%- do log("cross_account_doctor: no Python model opts in with spark_cross_account_catalog: true and reads a non-local catalog; "
                ~ "pass catalogs/tables to check them directly, e.g. --args '{tables: [\"partner_catalog.sales.orders\"]}'", info=true) -%}

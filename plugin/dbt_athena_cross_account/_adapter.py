@@ -21,7 +21,7 @@ from dbt.adapters.athena.constants import LOGGER
 from dbt.adapters.athena.utils import get_catalog_id
 from dbt_common.exceptions import CompilationError, DbtRuntimeError
 
-from dbt_athena_cross_account import guard, overrides
+from dbt_athena_cross_account import guard, overrides, roles
 from dbt_athena_cross_account._aws import connection_clients
 from dbt_athena_cross_account.errors import CrossAccountCatalogError
 from dbt_athena_cross_account.flags import FlagError
@@ -107,6 +107,15 @@ def get_spark_cross_account_read_plan(
     except CrossAccountCatalogError as exc:
         raise CompilationError(str(exc)) from None
     return plan.as_dict()
+
+
+def get_spark_cross_account_roles(self: Any, fqn: Any, value: Any = None) -> Any:
+    """The model's ``spark_cross_account_roles`` with the project's merged in
+    (``roles.effective_roles``): dbt replaces a folder's or model's dict config instead of
+    merging it, so the values ``dbt_project.yml`` sets on the model's path ``fqn`` are
+    merged, outermost first, and then ``value`` (the model's config as dbt resolved it)."""
+    models = getattr(self.config, "models", None) or {}
+    return roles.effective_roles(roles.project_levels(models, [str(p) for p in fqn or ()]), value)
 
 
 def write_spark_cross_account_code(self: Any, node: Dict[str, Any], code: str) -> str:

@@ -26,6 +26,10 @@ METHODS: Dict[str, Tuple[Callable[..., Any], Callable[..., Any]]] = {
         _adapter.get_spark_cross_account_read_plan,
         lambda *a, **k: {"tables": {}, "warnings": []},
     ),
+    "get_spark_cross_account_roles": (
+        _adapter.get_spark_cross_account_roles,
+        lambda *a, **k: k.get("value", a[-1] if len(a) > 1 else None),
+    ),
     "write_spark_cross_account_code": (_adapter.write_spark_cross_account_code, lambda *a, **k: ""),
     "record_spark_cross_account_block": (
         _adapter.record_spark_cross_account_block,

@@ -238,6 +238,12 @@ def role_entry(
         )
     catalog = roles.role_catalog_name(role)
     conf = formats.iceberg_catalog_conf(account, region, catalog)
+    # S3FileIO always, never the session's io-impl: client.factory (the role) applies to
+    # S3FileIO only, so HadoopFileIO would read the owner's S3 as the execution role
+    conf = [
+        [key, value, None if str(key).endswith(".io-impl") else inherit]
+        for key, value, inherit in conf
+    ]
     conf += roles.assume_role_conf("spark.sql.catalog." + catalog, role, region, model)
     table = iceberg_table_name(account, read.schema, read.table, catalog)
     # no Iceberg classes in the session: the same error as without a role

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from dbt_athena_cross_account.doctor.role_rows import role_rows
-from dbt_athena_cross_account.doctor.rows import CheckedTable, Identity, ModelFacts
+from dbt_athena_cross_account.doctor.role_rows import role_rows, settle
+from dbt_athena_cross_account.doctor.rows import Check, CheckedTable, Identity, ModelFacts
 from dbt_athena_cross_account.doctor.spark_probe import (
     CLASSES_KEY,
     ProbedTable,
@@ -38,7 +38,39 @@ def test_a_table_read_through_a_role_only_is_not_checked_as_your_identity():
     rows, only = role_rows([ref], {"partner_catalog": "999999999999"}, models)
     assert only == [ref]
     (row,) = rows[id(ref)]
-    assert row.status == "PASS" and f"read through the role {READER} by m.a, m.b" in row.reason
+    assert f"read through the role {READER} by m.a, m.b" in row.reason
+    # without the Spark probe the doctor cannot assume the role: not a PASS, and it says
+    # what was not checked and how to check it
+    assert row.status == "WARN", row
+    assert "not checked: without the Spark probe the doctor cannot assume the role" in row.reason
+    assert "--args '{spark: true}'" in row.fix
+
+
+def test_with_the_probe_a_role_row_passes_only_when_the_probe_read_through_the_role():
+    ref = CheckedTable("partner_catalog", "sales", "orders", ("m.a",), formats=named("m.a"))
+    rows, _ = role_rows(
+        [ref], {"partner_catalog": "999999999999"}, [model("m.a", {"partner_catalog": READER})]
+    )
+    (row,) = rows[id(ref)]
+    through = f"partner_catalog.sales.orders through {READER}"
+    other = Check("PASS", "spark", "other_catalog.sales.orders", "read")
+    for spark_rows, status, says in (
+        (
+            [Check("PASS", "spark", through, "read")],
+            "PASS",
+            "the Spark probe read it through the role",
+        ),
+        (
+            [Check("FAIL", "spark", through, "STS refused")],
+            "WARN",
+            "its spark row below FAILs",
+        ),
+        ([other], "WARN", "the Spark probe did not read it through the role"),
+    ):
+        (settled,) = settle([row], spark_rows)
+        assert settled.status == status and says in settled.reason, settled
+        assert "not checked: without the Spark probe" not in settled.reason
+    assert settle([other], []) == [other]
 
 
 def test_mixed_reads_keep_the_identity_checks_and_bad_roles_fail():
@@ -67,7 +99,7 @@ def test_a_role_read_beside_a_failing_setting_says_the_identity_checks_still_run
     ]
     rows, only = role_rows([ref], {"partner_catalog": "999999999999"}, models)
     assert only == []  # so the doctor checks the table as your identity
-    (passed,) = [r for r in rows[id(ref)] if r.status == "PASS"]
+    (passed,) = [r for r in rows[id(ref)] if r.status == "WARN"]
     assert "do not apply" not in passed.reason, passed.reason
     assert "the checks as your identity below run too" in passed.reason
     assert "the role setting of m.c FAILs above" in passed.reason
@@ -107,6 +139,29 @@ def test_a_refused_assume_role_prints_the_trust_policy_to_add():
     policy = json.loads(fix.split(":\n", 1)[1])
     assert policy["Statement"][0]["Principal"] == {"AWS": EXECUTION}
     assert policy["Statement"][0]["Condition"] == {"StringEquals": {"sts:ExternalId": "partner-42"}}
+    # every cause STS answers alike, and the condition is kept, never removed
+    for cause in (
+        f"the role {READER} exists in account 999999999999 (a typo in the ARN is refused alike)",
+        f"your execution role's IAM policy allows sts:AssumeRole on {READER}",
+        "the external id 'partner-42' that the model sends",
+        "with its sts:ExternalId condition: never remove the condition",
+    ):
+        assert cause in fix, fix
+
+
+def test_a_refused_role_without_an_external_id_says_to_set_it_not_to_drop_the_condition():
+    role = {"role_arn": READER, "account": "999999999999", "external_id": None}
+    table = ProbedTable(
+        f"partner_catalog.sales.orders through {READER}", "k", "999999999999", "sales", role
+    )
+    error = "x. Spark: User: u is not authorized to perform: sts:AssumeRole on resource: " + READER
+    _, fix = failure(error, table, IDENTITY, "eu-west-1")
+    assert (
+        "the model sends no external id: if the trust policy has an sts:ExternalId condition, "
+        "keep it and set that external id in spark_cross_account_roles ({partner_catalog: "
+        "{role_arn: ..., external_id: ...}})"
+    ) in fix, fix
+    assert "not checked" not in fix
 
 
 def test_each_role_is_probed_on_its_own_and_the_classes_get_rows():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from dbt_athena_cross_account import roles
@@ -48,6 +50,10 @@ def test_a_role_reads_the_owners_iceberg_tables_through_a_role_catalog():
     assert conf[prefix + ".client.assume-role.timeout-sec"] == "3600"
     assert conf[prefix + ".client.assume-role.session-name"] == "dbt-orders_joined"
     assert prefix + ".client.assume-role.external-id" not in conf
+    # the role applies to S3FileIO only: never the session's io-impl (HadoopFileIO would
+    # read the owner's S3 as the execution role)
+    io_impl = next(r for r in entry["reads"]["iceberg"]["conf"] if r[0] == prefix + ".io-impl")
+    assert io_impl == [prefix + ".io-impl", "org.apache.iceberg.aws.s3.S3FileIO", None]
 
 
 def test_the_external_id_is_passed_and_gives_another_catalog():
@@ -93,6 +99,9 @@ def test_two_owners_one_through_a_role_one_through_grants():
         (42, "neither a role ARN string nor a mapping"),
         ({"arn": PARTNER_ROLE}, "neither a role ARN string nor a mapping"),
         ({"role_arn": PARTNER_ROLE, "external_id": "x"}, "external_id 'x', which STS"),
+        # a YAML number: the message says what is wrong, not "neither a role ARN..."
+        ({"role_arn": PARTNER_ROLE, "external_id": 123456}, "external_id 123456, a int, but"),
+        ({"role_arn": PARTNER_ROLE, "external-id": "ab"}, "with the key(s) 'external-id', which"),
     ],
 )
 def test_a_bad_role_is_a_compile_error_naming_model_value_and_fix(value, expected):
@@ -113,7 +122,13 @@ def test_a_hive_source_under_a_role_is_refused_at_compile_time():
     with pytest.raises(CrossAccountCatalogError) as caught:
         plan_of({"partner_catalog": PARTNER_ROLE}, read("partner_catalog", table_format="hive"))
     text = str(caught.value)
-    assert "source('partner_catalog', 'orders'), a Hive table of account 999999999999" in text
+    # the meta says Hive: the table itself was never looked at
+    assert "a Hive table of account" not in text
+    assert (
+        "source('partner_catalog', 'orders') of account 999999999999, whose meta says it is a "
+        "Hive table (spark_table_format: hive)"
+    ) in text
+    assert "correct its meta to spark_table_format: iceberg" in text
     assert "switch every Glue call of the session to the owner's role" in text
     assert (
         "Glue resource policy and bucket policy" in text and "expose the table as Iceberg" in text
@@ -159,6 +174,57 @@ def test_runtime_errors_name_the_role():
 def test_session_names_fit_sts():
     assert roles.session_name("model.p." + "x" * 100) == "dbt-" + "x" * 60
     assert roles.session_name("model.p.a b/c") == "dbt-a-b-c"
+
+
+def test_session_names_are_ascii_and_keep_a_versioned_models_name():
+    # STS's [\w+=,.@-] is ASCII: accents are dropped, anything else becomes '-'
+    assert roles.session_name("model.p.ventes_\u00e9t\u00e9") == "dbt-ventes_ete"
+    assert roles.session_name("model.p.\u6ce8\u6587") == "dbt-model"  # nothing ASCII left
+    assert roles.session_name("model.p.orders.v1") == "dbt-orders-v1"
+    assert roles.session_name("model.p.orders.v2") == "dbt-orders-v2"
+    for name in ("model.p.ventes_\u00e9t\u00e9", "model.p.orders.v1"):
+        assert re.fullmatch(r"[A-Za-z0-9_+=,.@-]{2,64}", roles.session_name(name))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"role_arn": PARTNER_ROLE, "external_id": "partner-42"},
+        {"role_arn": PARTNER_ROLE},
+        {"partner_catalog": PARTNER_ROLE, "external_id": "partner-42"},
+    ],
+)
+def test_a_mapping_without_its_catalog_level_is_a_compile_error_showing_the_shape(value):
+    with pytest.raises(CrossAccountCatalogError) as caught:
+        plan_of(value, owner())
+    text = str(caught.value)
+    assert f"model '{MODEL}' sets spark_cross_account_roles to a mapping whose keys include" in text
+    assert "the keys of spark_cross_account_roles are catalog names" in text
+    assert "{partner_catalog: {role_arn: " in text
+
+
+def test_the_projects_mapping_and_a_folders_are_merged_and_null_turns_a_catalog_off():
+    project = {"Partner_Catalog": PARTNER_ROLE, "other": "arn:aws:iam::1:role/x"}
+    folder = {"other": None}
+    assert roles.effective_roles([project, folder], folder) == {
+        "partner_catalog": PARTNER_ROLE,
+        "other": None,
+    }
+    # the model's own value wins over the levels, entry by entry
+    own = {"partner_catalog": "arn:aws:iam::999999999999:role/another"}
+    assert roles.effective_roles([project], own)["partner_catalog"].endswith("role/another")
+    # null for the whole setting turns everything off; a bad value is left for parse_roles
+    assert roles.effective_roles([project, None], None) == {}
+    assert roles.effective_roles([project], "nope") == "nope"
+    models = {
+        "+spark_cross_account_roles": {"a": "1"},
+        "shop": {
+            "+spark_cross_account_roles": project,
+            "staging": {"spark_cross_account_roles": folder, "+materialized": "table"},
+        },
+    }
+    assert roles.project_levels(models, ["shop", "staging", "m"]) == [{"a": "1"}, project, folder]
+    assert roles.project_levels(models, ["other_package", "m"]) == [{"a": "1"}]
 
 
 def test_trust_policy_names_the_execution_role_and_external_id():

@@ -73,7 +73,9 @@ def _context(args: Any, kwargs: Dict[str, Any]) -> Dict[str, Any]:
     return context if isinstance(context, dict) else {}
 
 
-def run(backend: EmulatorBackend, query: str, context: Dict[str, Any]) -> Outcome:
+def run(
+    backend: EmulatorBackend, query: str, context: Dict[str, Any], caller: Optional[str] = None
+) -> Outcome:
     """Parse and run one statement on ``backend``'s catalog (raises on failure)."""
     tree = syntax.parse(query)
     statement = Statement(
@@ -85,13 +87,13 @@ def run(backend: EmulatorBackend, query: str, context: Dict[str, Any]) -> Outcom
     )
     handler = sql_statements.handler_for(statement)
     if not handler.needs_spark:
-        return handler.run(Engine(backend.catalog), statement)
+        return handler.run(Engine(backend.catalog, caller=caller), statement)
     runner = _spark_runner(backend)
     if runner is None:
         raise sql_statements.QueryFailed(NEEDS_SPARK.format(kind=statement.kind))
 
     def on_spark(spark: Any) -> Outcome:
-        engine = Engine(backend.catalog, sql_session(spark))
+        engine = Engine(backend.catalog, sql_session(spark), caller)
         try:
             return handler.run(engine, statement)
         finally:
@@ -194,13 +196,14 @@ def start_query_execution(
         return exec_id  # not an emulator request: moto's behaviour
     token = getattr(_REQUEST, "token", None)
     _REQUEST.token = None
+    caller, _REQUEST.caller = getattr(_REQUEST, "caller", None), None
     if token:
         backend.sql.tokens[token] = exec_id  # a retry of this request gets this execution
     backend.sql.seen.append(query)
     backend.sql.running.add(exec_id)
     started = time.perf_counter()
     try:
-        backend.sql.outcomes[exec_id] = run(backend, query, _context(args, kwargs))
+        backend.sql.outcomes[exec_id] = run(backend, query, _context(args, kwargs), caller)
         backend.sql.applied.append(query)
     except Exception as exc:  # the query fails, as Athena's would
         backend.sql.failures[exec_id] = _reason(exc)
@@ -214,12 +217,15 @@ def start_query_execution(
 _REQUEST = threading.local()  # the ClientRequestToken of the StartQueryExecution being served
 
 
-def start_query_request(backend: EmulatorBackend, response: Any) -> Optional[str]:
+def start_query_request(
+    backend: EmulatorBackend, response: Any, caller: Optional[str] = None
+) -> Optional[str]:
     """``StartQueryExecution`` is idempotent per ``ClientRequestToken``, as on Athena
     (botocore fills the token once per call and sends it again on a retry): a token already
     seen answers with its execution and runs nothing; a new one goes to moto and is
     remembered by :func:`start_query_execution`. A statement queued behind the emulator's
     Spark for longer than the client's read timeout is then not run twice."""
+    _REQUEST.caller = caller  # the statement reads as its caller, as on Athena
     token = response._get_param("ClientRequestToken")
     if not token:
         return None

@@ -452,7 +452,7 @@ def start_query_execution(backend: EmulatorBackend, response: Any) -> Optional[A
     """SQL runs in SQL work groups only (:func:`check_sql_work_group`, at dispatch)."""
     from athena_spark_emulator.aws import queries
 
-    return queries.start_query_request(backend, response)
+    return queries.start_query_request(backend, response, caller_arn(response))
 
 
 ATHENA_ACTIONS: Dict[str, Callable[[EmulatorBackend, Any], Optional[Answer]]] = {

@@ -29,7 +29,7 @@ def _hive_partitioned(
 ) -> tuple:
     ref = engine.ref(name, statement)
     try:
-        engine.catalog.check_access(ref, action)
+        engine.catalog.check_access(ref, action, caller=engine.caller)
     except Exception as exc:
         raise QueryFailed(f"ACCESS_DENIED: {exc}") from None
     entry = engine.glue_entry(ref, f"{ref.database}.{ref.table}")

@@ -191,7 +191,7 @@ def show_columns(engine: Engine, statement: Statement, command: commands.Command
     them (a column ``field``, no header row)."""
     ref = engine.ref(command.name, statement)
     try:
-        engine.catalog.check_access(ref, "glue:GetTable")
+        engine.catalog.check_access(ref, "glue:GetTable", caller=engine.caller)
     except Exception as exc:
         raise QueryFailed(f"ACCESS_DENIED: {exc}") from None
     entry = engine.glue_entry(ref, f"{ref.database}.{ref.table}")

@@ -120,9 +120,10 @@ class Engine:
     """Names, reads and writes of one statement: the emulator's catalog and, for
     statements that touch data, the local SparkSession (``spark``)."""
 
-    def __init__(self, catalog: Catalog, spark: Any = None) -> None:
+    def __init__(self, catalog: Catalog, spark: Any = None, caller: Optional[str] = None) -> None:
         self.catalog = catalog
         self.spark = spark
+        self.caller = caller  # who called StartQueryExecution: Athena SQL reads as the caller
         self._temp_views: List[str] = []
         self._schemas: Dict[str, Dict[str, str]] = {}  # view -> {column: Athena type}
 
@@ -169,7 +170,7 @@ class Engine:
     def table_ref(self, table: exp.Table, statement: Statement, action: str) -> TableRef:
         ref = self.ref(syntax.table_name(table), statement)
         try:
-            self.catalog.check_access(ref, action)
+            self.catalog.check_access(ref, action, caller=self.caller)
         except Exception as exc:
             raise QueryFailed(f"ACCESS_DENIED: {exc}") from None
         return ref

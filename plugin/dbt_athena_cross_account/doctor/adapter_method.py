@@ -54,10 +54,12 @@ def run_cross_account_doctor(
     models: Any = None,
     setup: Optional[Mapping[str, Any]] = None,
     probe: Optional[Mapping[str, Any]] = None,
+    read_by: Any = None,
 ) -> Dict[str, Any]:
     """Run every check; return ``{text, rows, pass, warn, fail, failed}`` for the macro.
     ``probe`` (``spark: true``): ``{read_code, timeout, max_sessions}`` of the Spark probe
-    (``spark_check.py``); None starts no session."""
+    (``spark_check.py``); None starts no session. ``read_by``: the graph's cross-account
+    tables with the models that read them, for tables passed explicitly."""
     from dbt_athena_cross_account.doctor.report import macro_result
     from dbt_athena_cross_account.doctor.run import run_doctor
 
@@ -80,14 +82,16 @@ def run_cross_account_doctor(
             models=_models(_as_list(models)),
             setup=setup,
             work_group=work_group,
+            read_by=_as_list(read_by),
         )
         if probe:
+            from dbt_athena_cross_account.doctor.role_rows import settle
             from dbt_athena_cross_account.doctor.spark_check import check_spark
 
             spark_rows, notes = check_spark(
                 self, probe, _as_list(models), identity, region, clients, work_group
             )
-            rows += spark_rows
+            rows = settle(rows, spark_rows) + spark_rows
     except ValueError as exc:
         raise CompilationError(str(exc)) from None
     return macro_result(rows, identity, region, notes)

@@ -22,6 +22,9 @@ class Check:
     subject: str
     reason: str
     fix: str = ""
+    #: a ``role`` row's role, as the Spark probe's rows name it after "through" (the ARN, and
+    #: the external id when one is set): those rows settle the row's status
+    through: str = ""
 
     def as_dict(self) -> Dict[str, str]:
         return {

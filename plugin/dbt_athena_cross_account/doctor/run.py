@@ -136,15 +136,22 @@ def run_doctor(
     setup: Optional[Mapping[str, Any]] = None,
     work_group: Optional[str] = None,
     max_in_flight: int = MAX_IN_FLIGHT,
+    read_by: Iterable[Any] = (),
 ) -> Tuple[Identity, List[Check]]:
     """Every check, read-only; (who the checks ran as, the rows in report order).
     ``max_in_flight``: calls of one service at once, at most (and never more than its
-    client's connection pool)."""
+    client's connection pool). ``read_by``: tables with the models that read them (the
+    graph's); a table passed without its models gets theirs, so that it is checked as the
+    models read it (through a role: spark_cross_account_roles)."""
     aws = Aws(athena=athena, glue=glue, s3=s3, sts=sts, region=region, max_in_flight=max_in_flight)
     models = list(models)
     rows = check_setup(setup or {}) + check_session(models)
     payers = {m.unique_id for m in models if m.pays_requester}
     refs = [r for r in parse_tables(tables) if fixes.is_cross_account_catalog(r.catalog)]
+    known = {r.key: r for r in parse_tables(read_by)}
+    for ref in refs:  # an explicit table: the models that read it, from the graph
+        if not ref.models and ref.key in known:
+            ref.models, ref.formats = known[ref.key].models, known[ref.key].formats
     for ref in refs:  # Spark reads with RequestPayer when any model reading it asks to
         ref.requester_pays |= any(model in payers for model in ref.models)
     names = _catalog_names(catalogs, refs)

@@ -200,10 +200,15 @@ def _role(identity: Identity) -> str:
 
 
 THROUGH = "the role {arn}, assumed by the execution role {role}"
-TRUST_FIX = "the owner (account {account}) adds this to the trust policy of {arn}, and your execution role's IAM policy allows sts:AssumeRole on {arn}:\n{policy}"
+TRUST_FIX = "STS answers each of these causes alike, so check them all: the role {arn} exists in account {account} (a typo in the ARN is refused alike); your execution role's IAM policy allows sts:AssumeRole on {arn}; {external}; and the trust policy of {arn} has this statement (the owner adds it{keep}):\n{policy}"
+TRUST_KEEP_CONDITION = (
+    ", with its sts:ExternalId condition: never remove the condition, it protects the owner"
+)
+EXTERNAL_ID_SET = "the external id {external_id!r} that the model sends is the one the owner's trust policy requires"
+EXTERNAL_ID_UNSET = "the model sends no external id: if the trust policy has an sts:ExternalId condition, keep it and set that external id in spark_cross_account_roles ({{{catalog}: {{role_arn: ..., external_id: ...}}}})"
 CLASS_LOADS = "{name} loads in the {label} (Class.forName through the session's JVM): reads through a role can use it"
 CLASS_MISSING = "{name} does not load in the {label}, so reads through a role (spark_cross_account_roles) fail there: {error}"
-CLASS_FIX = "ask the owner to grant the execution role the tables directly (Glue resource policy and bucket policy) and remove their catalogs from spark_cross_account_roles"
+CLASS_FIX = "ask the owner to grant the execution role the tables directly (Glue resource policy and bucket policy) and map their catalogs to null in spark_cross_account_roles"
 
 
 def _as(table: ProbedTable, identity: Identity) -> str:
@@ -235,8 +240,17 @@ def failure(error: str, table: ProbedTable, identity: Identity, region: str) -> 
     if table.role:  # read through the owner's role: its errors say what to do
         if any(m in error for m in roles.REFUSED_MARKERS):
             arn = str(table.role.get("role_arn"))
-            policy = json.dumps(roles.trust_policy(role, table.role.get("external_id")), indent=2)
-            fix = TRUST_FIX.format(account=table.account, arn=arn, policy=policy)
+            external_id = table.role.get("external_id")
+            policy = json.dumps(roles.trust_policy(role, external_id), indent=2)
+            external = (
+                EXTERNAL_ID_SET.format(external_id=external_id)
+                if external_id
+                else EXTERNAL_ID_UNSET.format(catalog=table.subject.split(".", 1)[0])
+            )
+            keep = TRUST_KEEP_CONDITION if external_id else ""
+            fix = TRUST_FIX.format(
+                account=table.account, arn=arn, policy=policy, external=external, keep=keep
+            )
         return f"Spark, through {_as(table, identity)}: {reason}", fix or OTHER_FIX
     if GLUE_DENIED in error:
         as_role = Identity(account=identity.account, execution_role=identity.execution_role)

@@ -1,0 +1,9 @@
+def model(dbt, spark):
+    # the catalog level forgotten
+    dbt.config(
+        spark_cross_account_roles={
+            "role_arn": "arn:aws:iam::654654654654:role/dbt-reader-ext",
+            "external_id": "ext-42",
+        }
+    )
+    return dbt.source("owner", "orders")

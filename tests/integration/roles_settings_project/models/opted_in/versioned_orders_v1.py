@@ -1,0 +1,2 @@
+def model(dbt, spark):
+    return dbt.source("owner", "orders")
