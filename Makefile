@@ -37,7 +37,7 @@ DIST   := build/dist-$(subst .,,$(notdir $(VENV)))
 # and twine check the workflows and the release's files in `make lint`, with no network.
 # Every package of pyproject's [emulator] and [test] extras, plus the lint tools
 # (tests/packaging/test_dev_deps.py checks that none is missing).
-TEST_DEPS := "pytest>=8" "pytest-randomly>=3.15" "hypothesis>=6.100" "moto[server]>=5.2" "pyspark==3.5.*" "pandas>=2" \
+TEST_DEPS := "pytest>=8" "pytest-randomly>=3.15" "hypothesis>=6.100" "moto[server]>=5.2,<5.2.6" "botocore<1.44.18" "pyspark==3.5.*" "pandas>=2" \
              "pyarrow>=18" "pyiceberg[glue,pyarrow,pyiceberg-core]>=0.12" "pyyaml>=6" "jsonschema>=4.18" "requests>=2.28" "sqlglot>=30.31" "werkzeug>=2.0" \
              "dbt-tests-adapter>=1.10" "build>=1.0" "hatchling>=1.18" "ruff~=0.17.0" \
              "mypy~=1.19.0" "boto3-stubs[athena,glue,s3,sts]>=1.28" "types-PyYAML" "types-jsonschema" \

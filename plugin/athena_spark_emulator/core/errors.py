@@ -106,6 +106,27 @@ def require_extra(module: str) -> None:
         )
 
 
+def require_json_athena() -> None:
+    """Raise :class:`EmulatorError` when the installed botocore calls Athena over REST-JSON.
+
+    botocore 1.44.18 moved Athena from the JSON protocol (``X-Amz-Target``) to REST-JSON
+    (``GET /workgroups``, ...); moto answers only the JSON protocol, so every Athena call
+    would end in a bare 404. The ``[emulator]`` extra pins botocore below that release."""
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model("athena")
+    if model.protocol != "json":
+        import botocore
+
+        raise EmulatorError(
+            f"botocore {botocore.__version__} calls Athena over its {model.protocol!r} protocol, "
+            "which moto (the emulator's AWS) does not answer: every Athena call would fail with "
+            "404. Install a botocore that still speaks Athena's JSON protocol: "
+            "pip install 'botocore<1.44.18' (the emulator extra pins it: "
+            f"{INSTALL_HINT})"
+        )
+
+
 def require_java() -> str:
     """The Java that PySpark will start (``$JAVA_HOME/bin/java`` or ``java`` on PATH) and
     its version line; :class:`EmulatorError` with what to install when there is none."""
