@@ -157,7 +157,7 @@ def java_type_of(value: JValue) -> Optional[str]:
 _DATETIME = r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}"
 _ZONE = r"(?:[+-]\d{2}:\d{2}|UTC|[A-Z][A-Za-z_]+(?:/[A-Za-z_]+)+)"
 _TIMESTAMP = re.compile(rf"({_DATETIME})(?:\.(\d{{1,12}}))?(?: ?({_ZONE}))?")
-_TIME = re.compile(r"(\d{2}:\d{2}:\d{2})(?:\.(\d{1,12}))?([+-]\d{2}:\d{2})?")
+_TIME = re.compile(r"(\d{2}:\d{2}:\d{2})(?:\.(\d{1,12}))? ?([+-]\d{2}:\d{2})?")
 _TYPED = re.compile(r"(?is)([a-z][a-z ]*?)\s*'((?:[^']|'')*)'")
 _NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
@@ -205,6 +205,8 @@ def sql_literal(sql: str) -> Tuple[Optional[str], str]:
         return low, "boolean"
     if _NUMBER.fullmatch(s):
         return _number_literal(s)
+    if low.startswith("interval"):
+        raise Skip("expected interval literal")
     if s.startswith("'") and s.endswith("'") and _TYPED.fullmatch("varchar" + s):
         value = s[1:-1].replace("''", "'")
         return value, f"varchar({len(value)})"
