@@ -89,8 +89,6 @@ def test_function_with_a_long() -> None:
         ("true", "true", "boolean"),
         ('decimal("12345", createDecimalType(5, 2))', "123.45", "decimal(5,2)"),
         ('decimal("-5", createDecimalType(3, 2))', "-0.05", "decimal(3,2)"),
-        ("ImmutableList.of(1L, 2L)", "[1, 2]", "array(bigint)"),
-        ('asList("a", null)', "[a, null]", None),
         ('ImmutableMap.of("a", 1)', "{a=1}", None),
         ('sqlVarbinaryFromHex("5B74")', "5b 74", "varbinary"),
     ],
@@ -99,6 +97,22 @@ def test_java_values(java_value: str, text: str, type_name: Optional[str]) -> No
     entry = only(f'assertThat(assertions.expression("x")).isEqualTo({java_value});')
     assert entry["expect"] == text
     assert entry.get("type") == type_name
+
+
+def test_lists_are_arrays_or_rows_by_their_type() -> None:
+    array = only(
+        'assertThat(assertions.expression("x")).hasType(new ArrayType(VARCHAR))'
+        '.isEqualTo(asList("a", null));'
+    )
+    assert (array["expect"], array["type"]) == ("[a, null]", "array(varchar)")
+    row = only(
+        'assertThat(assertions.expression("x")).hasType(anonymousRow(BIGINT, DOUBLE))'
+        ".isEqualTo(ImmutableList.of(1L, 2.0));"
+    )
+    assert (row["expect"], row["type"]) == ("{field0=1, field1=2.0}", "row(bigint, double)")
+    assert skipped('assertThat(assertions.expression("x")).isEqualTo(ImmutableList.of(1L));') == [
+        "a Java list of unknown type (array or row)"
+    ]
 
 
 def test_has_type_and_string_value() -> None:

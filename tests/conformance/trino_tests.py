@@ -495,6 +495,8 @@ def assert_that(
         step(interp, entry, margs, state)
     if not state["checked"]:
         raise Skip("an assertion that checks no value")
+    if "value" in state:
+        entry.expect = list_text(state["value"], entry.type)
     if not state["types"] and entry.rows:
         entry.type = None
     return entry
@@ -508,7 +510,32 @@ def _is_equal_to(
     v = interp.value(args[0])
     entry.expect = text(v)
     entry.type = entry.type or java_type_of(v)
+    if _has_list(v):  # an array or a row (Trino gives both as a List): decided by the type
+        state["value"] = v
     state["checked"] = True
+
+
+def _has_list(v: JValue) -> bool:
+    if v.kind == "list":
+        return True
+    if v.kind == "map":
+        return any(_has_list(k) or _has_list(e) for k, e in v.value)
+    return False
+
+
+def list_text(v: JValue, type_name: Optional[str]) -> Optional[str]:
+    """A Java List as an array's text when the type is an array without rows, or as an
+    anonymous row's (``{field0=1, field1=a}``) when it is a row of scalars."""
+    if type_name is None:
+        raise Skip("a Java list of unknown type (array or row)")
+    if type_name.startswith(("array(", "map(")) and "row(" not in type_name:
+        return text(v)
+    row = re.fullmatch(r"row\(([^()]*(?:\(\d+(?:,\d+)?\)[^()]*)*)\)", type_name)
+    if row and v.kind == "list" and not any(_has_list(e) for e in v.value):
+        fields = [f for f in re.split(r",\s*(?![^()]*\))", row.group(1)) if f]
+        if len(fields) == len(v.value) and all(" " not in f.strip() for f in fields):
+            return "{" + ", ".join(f"field{i}={text(e, True)}" for i, e in enumerate(v.value)) + "}"
+    raise Skip("a Java list of a row type")
 
 
 def _is_null(

@@ -142,12 +142,8 @@ def text(value: JValue, nested: bool = False) -> Optional[str]:
 
 
 def java_type_of(value: JValue) -> Optional[str]:
-    """The Trino type a Java value's class implies (Long is bigint, ...), None if several."""
-    if value.kind == "list":
-        types = {java_type_of(e) for e in value.value if e.kind != "null"}
-        if len(types) == 1 and None not in types:
-            return f"array({types.pop()})"
-        return None
+    """The Trino type a Java value's class implies (Long is bigint, ...); None where several
+    could (a List is an array or a row, a String varchar, char or json)."""
     return value.type
 
 
