@@ -94,18 +94,31 @@ def select(
 
 
 _NOT_CAUSES = {"select", "cast", "try_cast", "values", "row", "array", "map", "from", "typeof"}
+_NOT_CAUSES |= {"in", "exists", "over", "join", "using", "t", "u", "a", "b", "x", "nan", "infinity"}
+_OPERATORS = (
+    (r"\bcast\s*\(", "cast"),
+    (r"\bdecimal\s*'", "decimal arithmetic/comparison"),
+    (r"(?:=|<|>|\bbetween\b|\bdistinct\s+from\b)", "comparison"),
+    (r"[-+*/%]", "arithmetic"),
+)
 
 
 def cause(outcome: Outcome) -> str:
     """The function or construct an example is about: the first call of its statement that
-    is no wrapper (cast, array, ...), else its first keyword after SELECT."""
+    is no wrapper (cast, array, ...), else its operator (cast, comparison, arithmetic), a
+    query's shape, or its literal."""
     sql = re.sub(r"'(?:[^']|'')*'", "''", outcome.example.sql)
     calls = [c.lower() for c in re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", sql)]
     named = [c for c in calls if c not in _NOT_CAUSES]
     if named:
         return named[0]
-    words = [w.lower() for w in re.findall(r"[A-Za-z_]+", sql)[1:]]
-    return (calls or words or ["?"])[0]
+    if outcome.example.family == "query":
+        return "query"
+    lowered = re.sub(r"'(?:[^']|'')*'", "''", outcome.example.sql.lower())
+    for pattern, name in _OPERATORS:
+        if re.search(pattern, lowered):
+            return name
+    return "literal"
 
 
 def causes(outcomes: List[Outcome]) -> str:

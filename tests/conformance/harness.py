@@ -25,6 +25,16 @@ An example (one YAML mapping):
   outside parentheses, otherwise as a multiset, since SQL gives no order; ``ordered``
   overrides that (``false`` where the ORDER BY leaves ties whose order the doc cannot know).
 
+Entries of the second corpus (``trino_examples/``, made by trino_tests.py from Trino's unit
+tests) have ``source`` (the test file and line) instead of ``doc``, and may have:
+
+- ``type``: the Trino type of the value (a list: one per column), checked exactly with
+  ``typeof`` after the value matched (``type_query``); another type is WRONG, a failing
+  ``typeof`` statement an ERROR;
+- ``fails``: the expected error code (``DIVISION_BY_ZERO``: the reason must contain it) or
+  ``true``; ``message``: Trino's message, for the record (not compared: its wording and
+  positions are Trino's).
+
 Outcomes:
 
 - MATCH: the query succeeded with the expected rows (under the rules below), or the doc says
@@ -148,6 +158,8 @@ def parse_example(family: str, index: int, raw: Dict[str, Any]) -> Example:
         fails = "" if raw["fails"] is True else str(raw["fails"])
     if "ordered" in raw:  # stated: e.g. False where an ORDER BY leaves ties in any order
         ordered = bool(raw["ordered"])
+    elif "source" in raw:  # Trino's tests compare rows in any order unless .ordered()
+        ordered = False
     else:
         ordered = bool(re.search(r"\border\s+by\b", _outer(sql), re.I))
     types = raw.get("type")
