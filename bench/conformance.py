@@ -165,7 +165,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
     parser.add_argument("--causes", action="store_true", help="rank the WRONG/SOE causes")
     args = parser.parse_args(argv)
-    # a value may hold a lone surrogate (a UDF's answer): print it escaped, never fail on it
+    # a value may hold a lone surrogate: print it escaped, never fail on it
     sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
     started = time.perf_counter()
     outcomes = run_all(select(args.corpus, args.family, args.sample, args.seed))

@@ -66,7 +66,8 @@ def unescape(body: str) -> str:
             i += 2
         else:
             raise JavaSyntaxError(f"unknown escape \\{nxt}")
-    return "".join(out)
+    # a Java String is UTF-16: \uD801\uDC2D is one code point, not two lone surrogates
+    return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
 
 
 def text_block(source: str) -> str:

@@ -328,6 +328,7 @@ def test_sql_literals() -> None:
 def test_text_blocks() -> None:
     assert text_block('"""\n    a\n      b\n    """') == "a\n  b\n"
     assert [t.text for t in tokenize('x("a\\tb")')] == ["x", "(", "a\tb", ")"]
+    assert tokenize('"\\uD801\\uDC2Dend"')[0].text == "\U0001042dend"  # one code point
 
 
 # ---------------------------------------------------------------------------------------
