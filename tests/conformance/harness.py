@@ -25,6 +25,16 @@ An example (one YAML mapping):
   outside parentheses, otherwise as a multiset, since SQL gives no order; ``ordered``
   overrides that (``false`` where the ORDER BY leaves ties whose order the doc cannot know).
 
+Entries of the second corpus (``trino_examples/``, made by trino_tests.py from Trino's unit
+tests) have ``source`` (the test file and line) instead of ``doc``, and may have:
+
+- ``type``: the Trino type of the value (a list: one per column), checked exactly with
+  ``typeof`` after the value matched (``type_query``); another type is WRONG, a failing
+  ``typeof`` statement an ERROR;
+- ``fails``: the expected error code (``DIVISION_BY_ZERO``: the reason must contain it) or
+  ``true``; ``message``: Trino's message, for the record (not compared: its wording and
+  positions are Trino's).
+
 Outcomes:
 
 - MATCH: the query succeeded with the expected rows (under the rules below), or the doc says
@@ -69,6 +79,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import yaml
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
+TRINO_EXAMPLES_DIR = Path(__file__).resolve().parent / "trino_examples"
+CORPORA = {"docs": (EXAMPLES_DIR,), "trino": (TRINO_EXAMPLES_DIR,)}
+CORPORA["all"] = CORPORA["docs"] + CORPORA["trino"]
 
 MATCH = "MATCH"
 WRONG = "WRONG"
@@ -96,9 +109,16 @@ class Example:
     ordered: bool = False
     doc_commit: Optional[str] = None
     doc_repo: str = "trinodb/trino"
+    source: Optional[str] = None  # Trino's unit tests: the test file and line
+    type: Optional[List[str]] = None  # the expected type of each column, where stated
+    message: Optional[str] = None  # Trino's error message, for the record
 
     @property
     def id(self) -> str:
+        if self.source:
+            path, line = self.source.rsplit(":", 1)
+            name = path.split("/io/trino/")[-1].rsplit(".", 1)[0]
+            return f"trino/{self.family}/{name}:{line}"
         return f"{self.family}/{Path(self.doc).stem}:{self.index}"
 
 
@@ -124,10 +144,12 @@ def expected_rows(value: Any) -> List[List[Optional[str]]]:
 
 def parse_example(family: str, index: int, raw: Dict[str, Any]) -> Example:
     known = {"doc", "doc_repo", "sql", "expect", "fails", "athena", "doc_result", "ordered"}
-    known |= {"doc_commit"}
+    known |= {"doc_commit", "source", "type", "message"}
     unknown = set(raw) - known
-    if unknown or "doc" not in raw or "sql" not in raw:
-        raise ValueError(f"{family}[{index}]: needs doc and sql; unknown keys {sorted(unknown)}")
+    if unknown or ("doc" in raw) == ("source" in raw) or "sql" not in raw:
+        raise ValueError(
+            f"{family}[{index}]: needs sql and one of doc and source; unknown keys {sorted(unknown)}"
+        )
     if ("expect" in raw) == ("fails" in raw):
         raise ValueError(f"{family}[{index}]: give exactly one of expect and fails")
     sql = str(raw["sql"]).strip().rstrip(";").strip()
@@ -136,12 +158,15 @@ def parse_example(family: str, index: int, raw: Dict[str, Any]) -> Example:
         fails = "" if raw["fails"] is True else str(raw["fails"])
     if "ordered" in raw:  # stated: e.g. False where an ORDER BY leaves ties in any order
         ordered = bool(raw["ordered"])
+    elif "source" in raw:  # Trino's tests compare rows in any order unless .ordered()
+        ordered = False
     else:
         ordered = bool(re.search(r"\border\s+by\b", _outer(sql), re.I))
+    types = raw.get("type")
     return Example(
         family=family,
         index=index,
-        doc=str(raw["doc"]),
+        doc=str(raw.get("doc", "")),
         sql=sql,
         expect=expected_rows(raw["expect"]) if "expect" in raw else None,
         fails=fails,
@@ -149,6 +174,11 @@ def parse_example(family: str, index: int, raw: Dict[str, Any]) -> Example:
         ordered=ordered,
         doc_commit=raw.get("doc_commit"),
         doc_repo=str(raw.get("doc_repo", "trinodb/trino")),
+        source=raw.get("source"),
+        type=None
+        if types is None
+        else [str(t) for t in (types if isinstance(types, list) else [types])],
+        message=raw.get("message"),
     )
 
 
@@ -170,6 +200,12 @@ def load_examples(folder: Path = EXAMPLES_DIR) -> List[Example]:
         entries = yaml.safe_load(path.read_text()) or []
         examples.extend(parse_example(path.stem, i, raw) for i, raw in enumerate(entries))
     return examples
+
+
+def load_corpus(name: str = "docs") -> List[Example]:
+    """``docs`` (Trino's and Athena's documented examples), ``trino`` (Trino's unit tests,
+    trino_examples/) or ``all``."""
+    return [e for folder in CORPORA[name] for e in load_examples(folder)]
 
 
 # ---------------------------------------------------------------------------------------
@@ -393,6 +429,9 @@ class Outcome:
             "expect": e.expect,
             "fails": e.fails,
             "athena": e.athena,
+            "source": e.source,
+            "type": e.type,
+            "message": e.message,
             "outcome": self.outcome,
             "clean_not_supported": self.clean,
             "actual": self.actual,
@@ -462,10 +501,60 @@ def _all_results(athena: Any, query_id: str) -> Tuple[List[List[Optional[str]]],
         kwargs["NextToken"] = page["NextToken"]
 
 
-def run_example(athena: Any, example: Example) -> Outcome:
+def _run(athena: Any, sql: str) -> Run:
     try:
-        run = run_query(athena, example.sql)
+        return run_query(athena, sql)
     except Exception as exc:  # an API error (e.g. InvalidRequestException) is a failure too
         message = getattr(exc, "response", {}).get("Error", {}).get("Message")
-        run = Run(False, reason=message or f"{type(exc).__name__}: {exc}")
-    return classify(example, run)
+        return Run(False, reason=message or f"{type(exc).__name__}: {exc}")
+
+
+def run_example(athena: Any, example: Example) -> Outcome:
+    outcome = classify(example, _run(athena, example.sql))
+    if outcome.outcome == MATCH and example.type and example.expect is not None:
+        return check_types(athena, example, outcome)
+    return outcome
+
+
+_CLAUSES = re.compile(
+    r"\b(from|where|group|having|order|limit|union|intersect|except|offset)\b", re.I
+)
+
+
+def type_query(example: Example) -> str:
+    """The statement that prints the result's types: ``SELECT typeof(<expr>)`` for a
+    one-column SELECT without clauses, else ``typeof`` of each column of the statement in a
+    subquery (its first row)."""
+    sql = example.sql
+    columns = len(example.type or [])
+    body = re.sub(r"'(?:[^']|'')*'", "''", _outer(sql))
+    simple = re.match(r"(?is)select\s", sql) and not _CLAUSES.search(body[6:])
+    if columns == 1 and simple and len(split_top_level(_outer(sql[6:]).replace(",", ", "))) == 1:
+        return f"SELECT typeof({sql[6:].strip()})"
+    names = [f"c{i}" for i in range(columns)]
+    typeofs = ", ".join(f"typeof({n})" for n in names)
+    return f"SELECT {typeofs} FROM ({sql}) t({', '.join(names)}) LIMIT 1"
+
+
+def normal_type(name: str) -> str:
+    """A type's text compared exactly, up to case and spaces (``decimal(5, 2)`` is
+    ``decimal(5,2)``)."""
+    return re.sub(r"\s*,\s*", ",", " ".join(name.lower().split()))
+
+
+def check_types(athena: Any, example: Example, outcome: Outcome) -> Outcome:
+    """A MATCH of the values stays one only if ``typeof`` gives the stated types exactly:
+    other types are WRONG; a failing ``typeof`` statement is an ERROR (its reason kept)."""
+    sql = type_query(example)
+    run = _run(athena, sql)
+    seconds = outcome.seconds + run.seconds
+    if not run.succeeded:
+        clean = clean_not_supported(run.reason, sql)
+        return Outcome(example, ERROR, clean, f"typeof: {run.reason}", seconds)
+    if not run.rows:  # no row whose types could be read
+        return outcome
+    actual = [normal_type(t or "") for t in run.rows[0]]
+    if actual == [normal_type(t) for t in example.type or []]:
+        return Outcome(example, MATCH, actual=outcome.actual, seconds=seconds)
+    found = {"rows": outcome.actual, "types": run.rows[0]}
+    return Outcome(example, WRONG, actual=found, seconds=seconds)
