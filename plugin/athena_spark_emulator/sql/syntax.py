@@ -105,6 +105,34 @@ def _plain(code: str) -> str:
 INLINE_FUNCTIONS: List[Any] = []
 
 
+#: meta key of a subscript whose constant index sqlglot made 0-based (it took ``x`` in
+#: ``x[2]`` for an array: a column, whose type the parser does not know)
+ZERO_BASED = "athena_zero_based_index"
+
+
+def values_rows(tree: exp.Expression) -> None:
+    """``VALUES ROW(a, b)`` is the row (a, b), as ``VALUES (a, b)`` is: Trino's ROW there is
+    the table's row, not a value (``VALUES ROW(ROW(1, 2))`` has one column, a row); sqlglot
+    reads it as a one-column row holding a row."""
+    for values in tree.find_all(exp.Values):
+        for row in values.expressions:
+            if isinstance(row, exp.Tuple) and len(row.expressions) == 1:
+                [only] = row.expressions
+                if isinstance(only, exp.Struct):
+                    row.set("expressions", list(only.expressions))
+
+
+def mark_array_indexes(tree: exp.Expression) -> None:
+    """Mark each subscript whose index sqlglot's parser made 0-based: where the value turns
+    out to be a row, its field is the index the statement wrote (functions/array.py)."""
+    unknown = (exp.DataType.Type.UNKNOWN, exp.DataType.Type.ARRAY)
+    for bracket in tree.find_all(exp.Bracket):
+        kind = bracket.this.type
+        index = bracket.expressions[0] if len(bracket.expressions) == 1 else None
+        if index is not None and index.is_int and kind is not None and kind.this in unknown:
+            bracket.meta[ZERO_BASED] = True
+
+
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
     text = statement
@@ -128,6 +156,8 @@ def parse(statement: str) -> exp.Expression:
         raise Untranslatable(f"{len(trees)} statements in one query", statement)
     tree = trees[0]
     assert isinstance(tree, exp.Expression)
+    values_rows(tree)
+    mark_array_indexes(tree)
     if tree.find(exp.UserDefinedFunction):
         # WITH FUNCTION name(...) RETURNS ... RETURN expr: each call replaced by its body
         if not INLINE_FUNCTIONS or not isinstance(tree, exp.Query):

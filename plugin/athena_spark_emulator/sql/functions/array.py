@@ -17,6 +17,7 @@ from athena_spark_emulator.sql.spark_forms import call, spark, type_of
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
 T = exp.DataType.Type
+ZERO_BASED = "athena_zero_based_index"  # syntax.ZERO_BASED (functions/ import no syntax.py)
 _cls: Any
 _name: str
 
@@ -51,8 +52,12 @@ def subscript(node: exp.Expression) -> exp.Expression:
             node.this,
             index,
         )
-    if kind is not None and kind.this == T.STRUCT:
-        return SHAPES["row_subscript"](node, kind)  # row[2]: its second field
+    if kind is not None and kind.this == T.STRUCT:  # row[2]: its second field
+        if node.meta.get(ZERO_BASED):  # syntax.ZERO_BASED: the parser took the row for an array
+            node = node.copy()
+            node.set("expressions", [exp.Literal.number(int(index.this) + 1)])
+            node.meta.pop(ZERO_BASED)
+        return SHAPES["row_subscript"](node, kind)
     if (
         (kind is None or kind.this != T.ARRAY)
         and not isinstance(node.this, exp.Array)

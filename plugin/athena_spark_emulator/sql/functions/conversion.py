@@ -17,9 +17,11 @@ Examples: ``tests/conformance/examples/conversion.yml``.
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import math
 import re
+import zoneinfo
 from typing import Any, Optional
 
 from sqlglot import exp
@@ -37,7 +39,7 @@ from athena_spark_emulator.sql.spark_forms import (
     type_of,
     typed,
 )
-from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
+from athena_spark_emulator.sql.udfs import AthenaError, Unsupported, try_form, udf, udf_call
 
 # ---- types and casts ------------------------------------------------------------------------
 T = exp.DataType.Type
@@ -92,7 +94,8 @@ def _type_check(node: exp.Expression) -> Optional[str]:
 
 same(exp.DataType, "type", _type_check)
 
-_DECIMAL_TEXT = re.compile(r"^\s*[+-]?(\d+)(?:\.(\d*))?\s*$")
+# DECIMAL '.999' has no digit before its point (decimal(3,3))
+_DECIMAL_TEXT = re.compile(r"^\s*[+-]?()([0-9]*)(?:\.([0-9]*))?\s*$")
 
 
 def _sized_text(
@@ -128,9 +131,9 @@ def _bare_decimal(value: exp.Expression) -> exp.DataType:
     bare DECIMAL is Trino's decimal(38,0)."""
     literal = isinstance(value, exp.Literal) and value.is_string
     match = _DECIMAL_TEXT.match(value.this) if literal else None
-    if not match:
+    if not match or not any(match.groups()):
         return exp.DataType.build("decimal(38,0)")
-    whole, fraction = match.group(1), match.group(2) or ""
+    whole, fraction = match.group(2), match.group(3) or ""
     return exp.DataType.build(f"decimal({max(len(whole) + len(fraction), 1)},{len(fraction)})")
 
 
@@ -163,6 +166,43 @@ def _rounded_timestamp(
     return out
 
 
+@udf("double_text", "string")
+def double_text(value: Optional[float]) -> Optional[str]:
+    """CAST(double AS varchar), Trino's DoubleOperators.castToVarchar: Java's
+    DecimalFormat("0.0###################E0") of the double's shortest digits (``2.5E0``,
+    ``1.0E-5``), ``0E0``/``-0E0``, ``NaN``, ``Infinity``/``-Infinity``."""
+    if value is None:
+        return None
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0E0" if math.copysign(1.0, value) < 0 else "0E0"
+    sign, digits, exponent = decimal.Decimal(repr(value)).as_tuple()
+    text = "".join(str(d) for d in digits).rstrip("0")
+    power = len(digits) - 1 + int(exponent)
+    return f"{'-' if sign else ''}{text[0]}.{text[1:] or '0'}E{power}"
+
+
+@udf("finite_for_decimal", "double")
+def finite_for_decimal(value: Optional[float], name: str, target: str) -> Optional[float]:
+    """A double or real on its way to a decimal: NaN and Infinity fail as Trino's
+    DecimalCasts fail (Spark's cast gives NULL)."""
+    if value is not None and (math.isnan(value) or math.isinf(value)):
+        text = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        raise AthenaError(f"INVALID_CAST_ARGUMENT: Cannot cast {name} '{text}' to {target}")
+    return value
+
+
+def _finite(value: exp.Expression, source: Any, target: exp.DataType) -> exp.Expression:
+    p, s = (int(e.this.this) for e in target.expressions)
+    name = "REAL" if source.this == T.FLOAT else "DOUBLE"
+    literals = (exp.Literal.string(name), exp.Literal.string(f"DECIMAL({p}, {s})"))
+    call = udf_call("finite_for_decimal", value, *literals)
+    return spark("CAST(_0 AS FLOAT)", call) if name == "REAL" else call  # a real's own value
+
+
 def _text_cast(
     node: Any, value: exp.Expression, source: Any, target: exp.DataType, safe: bool
 ) -> Optional[exp.Expression]:
@@ -176,11 +216,103 @@ def _text_cast(
             digits = max(3, int(source.expressions[0].this.this))
         fmt = "yyyy-MM-dd HH:mm:ss." + "S" * digits
         return spark(f"date_format(_0, '{fmt}')", value)
+    if source is not None and source.this == T.DOUBLE and not target.expressions:
+        out = udf_call("double_text", value)
+        out.type = exp.DataType.build("varchar")
+        return out
     if is_double(source):
         raise Refused(f"cast of a double to varchar ({node.sql('athena')})")
     if target.expressions:
         return _sized_text(node, value, source, target, safe)
     return None
+
+
+# Trino's DateTimes.DATETIME_PATTERN (Java's \\d is ASCII digits only)
+_DATETIME_TEXT = re.compile(
+    r"(?P<year>[-+]?[0-9]{4,})-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})"
+    r"(?: (?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{1,2})"
+    r"(?::(?P<second>[0-9]{1,2})(?:\.(?P<fraction>[0-9]+))?)?)?"
+    r"\s*(?P<timezone>.+)?"
+)
+_OFFSET_ID = re.compile(r"[+-](?:[0-9]{1,2}|[0-9]{2}:?[0-9]{2}|[0-9]{2}:?[0-9]{2}:?[0-9]{2})")
+
+
+def _java_zone(text: str) -> Optional[datetime.tzinfo]:
+    """Java's ZoneId.of(text) (None: Java rejects it); an offset only as UTC, enough here,
+    where only a region's gaps move the wall time."""
+    prefix = next((p for p in ("UTC", "GMT", "UT") if text.startswith(p)), "")
+    rest = text[len(prefix) :]
+    if text == "Z" or (prefix and not rest):
+        return datetime.timezone.utc
+    if _OFFSET_ID.fullmatch(rest):
+        digits = rest[1:].replace(":", "")
+        hours = int(digits[:2]) if len(digits) != 1 else int(digits)
+        minutes = int(digits[2:4] or 0) if len(digits) > 2 else 0
+        seconds = int(digits[4:6] or 0) if len(digits) > 4 else 0
+        if hours > 18 or minutes > 59 or seconds > 59 or hours * 3600 + minutes * 60 > 18 * 3600:
+            return None
+        return datetime.timezone.utc
+    if prefix or not re.fullmatch(r"[A-Za-z][A-Za-z0-9~/._+-]+", text):
+        return None
+    try:
+        return zoneinfo.ZoneInfo(text)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+@udf("varchar_to_timestamp", "bigint")
+def varchar_to_timestamp(text: Optional[str], precision: int) -> Optional[int]:
+    """Trino's VarcharToTimestampCast to timestamp(p <= 6), as epoch microseconds: the text
+    trimmed, its fraction rounded half up to p digits; a zone in the text is checked and
+    dropped, the wall time kept (moved forward only across a region's gap, as Java's
+    ZonedDateTime.of does)."""
+    if text is None:
+        return None
+    error = AthenaError(f"INVALID_CAST_ARGUMENT: Value cannot be cast to timestamp: {text}")
+    match = _DATETIME_TEXT.fullmatch(text.strip())
+    if not match:
+        raise error
+    parts = match.groupdict()
+    zone = _java_zone(parts["timezone"]) if parts["timezone"] is not None else None
+    if parts["timezone"] is not None and zone is None:
+        raise error
+    year = int(parts["year"])
+    if not 1 <= year <= 9999:
+        raise Unsupported(f"cast of '{text}' to timestamp (a year outside 1 to 9999)")
+    try:
+        wall = datetime.datetime(
+            year,
+            int(parts["month"]),
+            int(parts["day"]),
+            int(parts["hour"] or 0),
+            int(parts["minute"] or 0),
+            int(parts["second"] or 0),
+        )
+    except ValueError:
+        raise error from None
+    if zone is not None and zone is not datetime.timezone.utc:
+        utc = wall.replace(tzinfo=zone, fold=0).astimezone(datetime.timezone.utc)
+        wall = utc.astimezone(zone).replace(tzinfo=None)
+    fraction = parts["fraction"] or ""
+    value = int(fraction or 0)
+    if len(fraction) > precision:  # Trino's DateTimes.round: half up, the scale kept
+        bound = 10 ** (len(fraction) - precision)
+        value = (value + bound // 2) // bound * bound
+    micros = (
+        value * 10 ** (6 - len(fraction))
+        if len(fraction) <= 6
+        else value // 10 ** (len(fraction) - 6)
+    )
+    epoch = wall - datetime.datetime(1970, 1, 1)
+    return (epoch.days * 86400 + epoch.seconds) * 1_000_000 + micros
+
+
+def _text_to_timestamp(node: Any, value: exp.Expression, target: exp.DataType, safe: bool) -> Any:
+    digits = int(target.expressions[0].this.this) if target.expressions else 3
+    call = udf_call("varchar_to_timestamp", value, exp.Literal.number(digits))
+    out = spark("timestamp_micros(_0)", try_form(call) if safe else call)
+    out.type = node.args["to"]
+    return out
 
 
 def _timestamp_target(
@@ -211,6 +343,29 @@ def _typed_text_literal(
     return out
 
 
+def _source_value(value: exp.Expression, source: Any, target: exp.DataType, safe: bool) -> Any:
+    """The value as Spark's cast needs it: a double checked for NaN and Infinity on its way
+    to a decimal, a fraction rounded half up on its way to an integer."""
+    if target.this == T.DECIMAL and is_double(source) and target.expressions:
+        value = _finite(value, source, target)
+        if safe:
+            value = value.transform(try_form)
+    if is_integral(target) and (is_double(source) or is_decimal(source)):
+        value = spark("round(_0)", value)
+    return value
+
+
+def _to_timestamp(
+    node: Any, value: exp.Expression, source: Any, target: exp.DataType, safe: bool
+) -> exp.Expression:
+    """A cast to timestamp(p): text read as Trino reads it (not a typed literal, whose
+    precision is its own), else Spark's timestamp or the value rounded to p digits."""
+    text_source = is_text(source) or (isinstance(value, exp.Literal) and value.is_string)
+    if text_source and "safe" in node.args:
+        return _text_to_timestamp(node, value, target, safe)
+    return _timestamp_target(node, value, source, target)
+
+
 def _cast(node: Any, safe: bool) -> exp.Expression:
     target = node.to
     value = node.this
@@ -225,14 +380,13 @@ def _cast(node: Any, safe: bool) -> exp.Expression:
         if text is not None:
             return text
         target = exp.DataType.build("string")
-    if is_integral(target) and (is_double(source) or is_decimal(source)):
-        value = spark("round(_0)", value)
+    value = _source_value(value, source, target, safe)
     if target.this == T.STRUCT:
         target = _named_fields(target)
     if target.this == T.TIMESTAMP:
-        target = _timestamp_target(node, value, source, target)
+        target = _to_timestamp(node, value, source, target, safe)
         if not isinstance(target, exp.DataType):
-            return target  # rounded
+            return target  # rounded, or read from text
     athena_type = node.args["to"]
     if athena_type.this == T.DECIMAL and not athena_type.expressions:
         athena_type = target

@@ -21,6 +21,7 @@ from typing import Any, Optional, Tuple
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.conversion import CASTS, TYPEOFS, ZONED_TYPES
+from athena_spark_emulator.sql.functions.conversion import cast as conversion_cast
 from athena_spark_emulator.sql.functions.datetime_zoned import (
     TSTZ,
     NotRun,
@@ -28,6 +29,7 @@ from athena_spark_emulator.sql.functions.datetime_zoned import (
     _from_local,
     _leap,
     _micros,
+    _offset_id,
     _precision,
     _tstz_out,
     _typed,
@@ -40,8 +42,18 @@ from athena_spark_emulator.sql.functions.datetime_zoned import (
     zone_id,
 )
 from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import call, is_date, is_timestamp, spark, type_of, typed
-from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
+from athena_spark_emulator.sql.spark_forms import (
+    call,
+    is_date,
+    is_decimal,
+    is_double,
+    is_integral,
+    is_timestamp,
+    spark,
+    type_of,
+    typed,
+)
+from athena_spark_emulator.sql.udfs import AthenaError, Unsupported, udf, udf_call
 
 T = exp.DataType.Type
 _cls: Any
@@ -56,6 +68,13 @@ def _precision_of(kind: exp.DataType) -> int:
 def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
     """A cast datetime_zoned runs: of a zoned timestamp, or to a zoned or time-of-day type or
     a timestamp of more than 6 digits (None: another cast)."""
+    if target.this in (T.VARCHAR, T.TEXT) and not target.expressions:
+        text = _interval_text(node, value)
+        if text is not None:
+            return text
+    now = _now_precision(value)
+    if now is not None and target.this == T.TIMESTAMP:
+        return _now_as_timestamp(node, value, _precision_of(target) if target.expressions else 3)
     source = type_of(value)
     if source is not None and source.this == T.TIMESTAMPTZ:
         return cast_from_zoned(node, safe)
@@ -63,6 +82,38 @@ def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
     if target.this in ZONED_TYPES or nanos:
         return typed_cast(node, safe)
     return None
+
+
+def _interval_family(value: exp.Expression) -> Optional[str]:
+    """ "year" (an interval year to month), "day" (day to second) or None (unknown)."""
+    while isinstance(value, (exp.Paren, exp.Neg)):
+        value = value.this
+    if isinstance(value, exp.Interval) and value.args.get("unit") is not None:
+        return "year" if value.args["unit"].name.upper() in ("YEAR", "MONTH") else "day"
+    if isinstance(value, (exp.Add, exp.Sub)):
+        left, right = _interval_family(value.this), _interval_family(value.expression)
+        return left if left == right else None
+    return None
+
+
+def _interval_text(node: exp.Expression, value: exp.Expression) -> Optional[exp.Expression]:
+    """CAST(interval AS varchar) as Trino writes it (IntervalDayTime.formatMillis:
+    ``2 03:00:00.000``; IntervalYearMonth.formatMonths: ``3-5``); None: not an interval."""
+    family = _interval_family(value)
+    if family is None:
+        kind = type_of(value)
+        if kind is not None and kind.this == T.INTERVAL:
+            raise Refused(f"{node.sql('athena')} (an interval whose kind the emulator cannot tell)")
+        return None
+    fields = ("YEAR", "MONTH") if family == "year" else ("DAY", "HOUR", "MINUTE", "SECOND")
+    whole = "INTERVAL YEAR TO MONTH" if family == "year" else "INTERVAL DAY TO SECOND"
+    parts = [f"extract({field} FROM CAST(_0 AS {whole}))" for field in fields]
+    sign = "CASE WHEN " + " OR ".join(f"{p} < 0" for p in parts) + " THEN '-' ELSE '' END"
+    pattern = "%s%d-%d" if family == "year" else "%s%d %02d:%02d:%06.3f"
+    args = ", ".join([sign, *(f"abs({p})" for p in parts)])
+    if family == "day":  # Spark's seconds are a decimal: %f wants a double
+        args = args.rsplit("abs(", 1)[0] + f"CAST(abs({parts[-1]}) AS DOUBLE)"
+    return typed(spark(f"format_string('{pattern}', {args})", value), "varchar")
 
 
 # ---- dates and times ------------------------------------------------------------------------
@@ -208,7 +259,6 @@ def _quote_format_letters(node: exp.Expression) -> exp.Expression:
 
 
 rewrites(exp.StrToTime, "date_parse")(_quote_format_letters)
-rewrites(exp.TimeToStr, "date_format")(_quote_format_letters)
 
 
 @rewrites("second", "second")
@@ -448,16 +498,42 @@ def parse_duration(text: Optional[str]) -> Optional[datetime.timedelta]:
     return datetime.timedelta(milliseconds=millis)
 
 
+def _now_precision(value: exp.Expression) -> Optional[int]:
+    """The precision of ``now()`` / ``current_timestamp(p)`` (None: ``value`` is not one)."""
+    while isinstance(value, exp.Paren):
+        value = value.this
+    if not isinstance(value, exp.CurrentTimestamp):
+        return None
+    return int(value.this.this) if isinstance(value.this, exp.Literal) else 3
+
+
+def _now_as_timestamp(node: exp.Expression, value: exp.Expression, digits: int) -> exp.Expression:
+    """``now()`` as a timestamp(digits): its wall time in the session's zone (UTC), whose
+    instant is the same; Spark's current_timestamp() is that instant."""
+    now = _now_precision(value) or 3
+    if digits not in (3, 6) or now not in (3, 6):
+        raise Refused(f"{node.sql('athena')} (precision 3 or 6 only)")
+    out = _local_timestamp(node, min(digits, now))
+    return _typed(out, f"timestamp({digits})", exp.DataType.build(f"timestamp({digits})"))
+
+
+def _zoned_now(node: exp.Expression, value: exp.Expression) -> exp.Expression:
+    """``now()`` for AT TIME ZONE: the same instant as a timestamp in the session's zone."""
+    now = _now_precision(value)
+    return value if now is None else _now_as_timestamp(node, value, now)
+
+
 @rewrites(exp.AtTimeZone, "AT TIME ZONE")
 def at_time_zone(node: exp.Expression) -> exp.Expression:
-    return _at_zone(node, node.this, node.args["zone"])
+    return _at_zone(node, _zoned_now(node, node.this), node.args["zone"])
 
 
 @rewrites("at_timezone", "at_timezone")
 def at_timezone(node: exp.Expression) -> exp.Expression:
     if len(node.expressions) != 2:
         raise Refused(node.sql("athena"))
-    return _at_zone(node, *node.expressions)
+    value, zone = node.expressions
+    return _at_zone(node, _zoned_now(node, value), zone)
 
 
 @rewrites("with_timezone", "with_timezone")
@@ -626,3 +702,85 @@ def localtimestamp_p(node: exp.Expression) -> exp.Expression:
 def current_timezone(node: exp.Expression) -> exp.Expression:
     """Athena's session time zone is UTC."""
     return _typed(spark("CAST('UTC' AS STRING)"), "varchar", exp.DataType.build("varchar"))
+
+
+# ---- from_unixtime, date(), millisecond, year_of_week ----------------------------------------
+@udf("from_unixtime", TSTZ)
+def from_unixtime(value: Optional[float], zone: str) -> Any:
+    """Trino's from_unixtime(double[, zone]): Math.round(value * 1000) milliseconds, a
+    timestamp(3) with time zone in ``zone`` (the session's, UTC, by default)."""
+    if value is None:
+        return None
+    if math.isnan(value):
+        return tstz(0, zone, 3)  # Java's Math.round(NaN) is 0
+    if math.isinf(value) or abs(value) > 9e12:
+        raise Unsupported(f"from_unixtime({value}) (outside the years 1 to 9999)")
+    return tstz(math.floor(value * 1000 + 0.5) * 10**6, zone, 3)
+
+
+def _integer_literal(node: Any) -> Optional[int]:
+    negative = isinstance(node, exp.Neg)
+    node = node.this if negative else node
+    if not (isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit()):
+        return None
+    return -int(node.this) if negative else int(node.this)
+
+
+@rewrites(exp.UnixToTime, "from_unixtime")
+def from_unixtime_(node: exp.Expression) -> exp.Expression:
+    kind = type_of(node.this)
+    if kind is None or not (is_double(kind) or is_integral(kind) or is_decimal(kind)):
+        raise Refused(f"{node.sql('athena')} (of a value other than a number)")
+    zone = "UTC"
+    if node.args.get("zone") is not None:
+        zone = _zone_literal(node, node.args["zone"])
+    elif node.args.get("hours") is not None:
+        hours, minutes = node.args["hours"], node.args.get("minutes")
+        numbers = [_integer_literal(h) for h in (hours, minutes)]
+        if None in numbers:
+            raise Refused(f"{node.sql('athena')} (an offset that is not two integer literals)")
+        total = int(numbers[0] or 0) * 60 + int(numbers[1] or 0)
+        offset = _offset_id("-" if total < 0 else "+", abs(total) // 60, abs(total) % 60)
+        if offset is None:
+            raise Refused(f"{node.sql('athena')} (an offset outside -14:00 to +14:00)")
+        zone = offset
+    value = spark("CAST(_0 AS DOUBLE)", node.this)
+    return _tstz_out(node, udf_call("from_unixtime", value, exp.Literal.string(zone)), 3)
+
+
+@rewrites(exp.Date, "date")
+def date_(node: exp.Expression) -> exp.Expression:
+    """date(x) is CAST(x AS date)."""
+    if node.expressions:
+        raise Refused(node.sql("athena"))
+    cast = exp.Cast(this=node.this, to=exp.DataType.build("date"), safe=False)
+    return conversion_cast(cast)
+
+
+def _timestamp_argument(node: exp.Expression, *kinds: Any) -> exp.Expression:
+    [value] = node.expressions if node.expressions else [node.this]
+    kind = type_of(value)
+    if not any(check(kind) for check in kinds):
+        raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
+    return value
+
+
+@rewrites("millisecond", "millisecond")
+def millisecond(node: exp.Expression) -> exp.Expression:
+    """millisecond(timestamp(p)): the milliseconds of the second, the rest dropped."""
+    value = _timestamp_argument(node, is_timestamp)
+    out = spark(
+        "CAST(pmod(floor(unix_micros(CAST(_0 AS TIMESTAMP)) / 1000), 1000) AS BIGINT)", value
+    )
+    return typed(out, "bigint")
+
+
+def _year_of_week(node: exp.Expression) -> exp.Expression:
+    """The ISO week's year: the year of the Thursday of the value's week."""
+    value = _timestamp_argument(node, is_timestamp, is_date)
+    out = spark("CAST(year(date_add(CAST(_0 AS DATE), 3 - weekday(_0))) AS BIGINT)", value)
+    return typed(out, "bigint")
+
+
+rewrites(exp.YearOfWeek, "year_of_week")(_year_of_week)
+rewrites("yow", "yow")(_year_of_week)

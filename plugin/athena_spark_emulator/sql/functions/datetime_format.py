@@ -21,7 +21,7 @@ from athena_spark_emulator.sql.functions.datetime_zoned import (
     is_tstz,
 )
 from athena_spark_emulator.sql.functions.table import Refused, rewrites
-from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, type_of, typed
+from athena_spark_emulator.sql.spark_forms import call, is_date, is_timestamp, spark, type_of, typed
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
 # ---- format_datetime (Joda's patterns) -----------------------------------------------------------
@@ -212,3 +212,87 @@ def _format_of_dates(node: exp.Expression) -> Optional[exp.Expression]:
     if node.expressions and all(is_date(type_of(a)) for a in node.expressions):
         return format_dates_form(node)
     return None
+
+
+# ---- date_format (MySQL's % codes, Trino's DateTimeFunctions.createDateTimeFormatter) -----------
+# sqlglot reads Athena's format into strftime codes (%i -> %M, %W -> %A, %k -> %-H, %x -> %G,
+# %u -> %W, ...); each such code as Spark's pattern letters (Joda's fields Trino appends)
+_DATE_FORMAT_CODES = {
+    "a": "EEE", "b": "MMM", "-m": "M", "m": "MM", "d": "dd", "-d": "d", "f": "SSSSSS",
+    "H": "HH", "I": "hh", "M": "mm", "j": "DDD", "-H": "H", "-I": "h", "B": "MMMM", "p": "a",
+    "S": "ss", "A": "EEEE", "Y": "yyyy", "y": "yy",
+}  # fmt: skip
+_DATE_FORMAT_FORMS = {  # Joda's week of weekyear (ISO, 2 digits) and weekyear (4 digits)
+    "v": "lpad(CAST(weekofyear(_0) AS STRING), 2, '0')",
+    "G": "lpad(CAST(year(date_add(CAST(_0 AS DATE), 3 - weekday(_0))) AS STRING), 4, '0')",
+}
+# the codes Trino refuses (sqlglot's strftime code: Trino's letter)
+_DATE_FORMAT_REFUSED = {"w": "w", "U": "U", "W": "u", "V": "V", "X": "X", "D": "D"}
+_STRFTIME = re.compile(r"%(-[mdHI]|.)|%$|[^%]+")
+
+
+def _spark_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'" if text else ""
+
+
+def date_format_pieces(fmt: str) -> list:
+    """``fmt`` (sqlglot's strftime reading of Trino's format) as pieces: ("pattern", Spark's
+    pattern letters), ("form", a Spark form of the value ``_0``) or ("error", Trino's text)."""
+    pieces: list = []
+    pattern = ""
+    literal = ""
+    for match in _STRFTIME.finditer(fmt):
+        token, code = match.group(0), match.group(1)
+        if not token.startswith("%"):
+            literal += token
+            continue
+        if code in _DATE_FORMAT_CODES:
+            pattern += _spark_literal(literal) + _DATE_FORMAT_CODES[code]
+            literal = ""
+        elif code in _DATE_FORMAT_FORMS or code in _DATE_FORMAT_REFUSED:
+            pattern += _spark_literal(literal)
+            literal = ""
+            if pattern:
+                pieces.append(("pattern", pattern))
+                pattern = ""
+            if code in _DATE_FORMAT_REFUSED:
+                text = f"%{_DATE_FORMAT_REFUSED[code]} not supported in date format string"
+                return [("error", text)]
+            pieces.append(("form", _DATE_FORMAT_FORMS[code]))
+        elif code is not None:  # %<x>: the literal character x ('%%': '%')
+            literal += code
+    pattern += _spark_literal(literal)
+    if pattern:
+        pieces.append(("pattern", pattern))
+    return pieces
+
+
+@rewrites(exp.TimeToStr, "date_format")
+def date_format(node: exp.Expression) -> exp.Expression:
+    """date_format(timestamp, format): the value rounded half up to milliseconds (Trino's
+    DateFormat), then Trino's % codes one by one."""
+    fmt = node.args.get("format")
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        raise Refused(f"{node.sql('athena')} with a format that is not a literal")
+    if "%%" in fmt.this:  # sqlglot reads '%%k' as '%%-H': the codes after %% are not known
+        raise Refused(f"{node.sql('athena')} (a format with %%)")
+    kind = type_of(node.this)
+    if kind is not None and not (is_timestamp(kind) or is_date(kind) or is_tstz(kind)):
+        raise Refused(f"{node.sql('athena')} (of a value other than a date or timestamp)")
+    value = spark(
+        "timestamp_millis(CAST(floor((unix_micros(CAST(_0 AS TIMESTAMP)) + 500) / 1000) AS BIGINT))",
+        node.this,
+    )
+    parts = []
+    for kind_of, text in date_format_pieces(fmt.this):
+        if kind_of == "error":
+            fails = f"CASE WHEN _0 IS NULL THEN NULL ELSE raise_error({_spark_literal(text)}) END"
+            return typed(spark(fails, value), "varchar")
+        if kind_of == "pattern":
+            parts.append(call("date_format", value, exp.Literal.string(text)))
+        else:
+            parts.append(spark(text, value))
+    if not parts:
+        return typed(spark("CASE WHEN _0 IS NULL THEN NULL ELSE '' END", value), "varchar")
+    out = parts[0] if len(parts) == 1 else exp.Anonymous(this="concat", expressions=parts)
+    return typed(out, "varchar")

@@ -497,6 +497,21 @@ _TIME_LITERAL = re.compile(
     r"\s*(?P<zone>[+-]\d{1,2}(?::?\d{2})?|[A-Za-z][A-Za-z0-9_/+\-:]*)?\s*$"
 )
 
+# Trino's DateTimes.TIME_PATTERN (the whole text; Java's \\d: ASCII digits)
+_TRINO_TIME = re.compile(
+    r"([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,2})(?:\.([0-9]+))?)?\s*(?:[+-][0-9]{2}:[0-9]{2})?"
+)
+
+
+def valid_time_text(text: str) -> bool:
+    """Whether Trino reads ``text`` as a TIME literal (DateTimes.parseTime: the hour up to
+    23, the minute and second up to 59, 12 fractional digits at most)."""
+    found = _TRINO_TIME.fullmatch(text)
+    if found is None:
+        return False
+    hour, minute, second = (int(found.group(i) or 0) for i in (1, 2, 3))
+    return hour <= 23 and minute <= 59 and second <= 59 and len(found.group(4) or "") <= 12
+
 
 def tstz_literal(text: str, precision: int) -> Tuple[str, int]:
     """The struct of a timestamp with time zone literal (a wall time and a zone; none:
@@ -545,6 +560,8 @@ def typed_cast(node: exp.Expression, safe: bool) -> exp.Expression:
 def _time_literal(
     node: exp.Expression, text: str, target: exp.DataType, precision: int
 ) -> exp.Expression:
+    if not re.search("[A-Za-z]", text) and not valid_time_text(text):  # a zone's name: below
+        raise Fails(f"INVALID_LITERAL: '{text}' is not a valid time literal")
     match = _TIME_LITERAL.match(text)
     zoned = target.this == T.TIMETZ
     if not match or len(match.group(4) or "") > 9:

@@ -39,6 +39,10 @@ def row(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.Tuple, "row constructor")
 def tuple_row(node: exp.Expression) -> exp.Expression:
+    if isinstance(node.parent, exp.Values) and len(node.expressions) == 1:
+        [only] = node.expressions
+        if isinstance(only, exp.Struct):  # Spark takes VALUES (STRUCT(...)) for its fields
+            return exp.Tuple(expressions=[_row([only])])
     if isinstance(node.parent, (exp.Values, exp.GroupingSets)):  # not a row there
         return node
     group = node.parent
