@@ -57,6 +57,8 @@ def one(emu: Emulator, sql: str) -> Optional[str]:
         ("select regexp_extract('abc', '(z)?a', 1)", None),
         ("select regexp_extract('abc', 'b')", "b"),
         ("select regexp_extract('abc', 'x*')", ""),
+        ("select regexp_extract_all('abc', '(z)?a', 1)", "[null]"),
+        ("select regexp_extract_all('1a 2b', '(\\d)([a-z])', 2)", "[a, b]"),
         ("select url_extract_query('https://user:pass@example.com')", ""),
         ("select url_extract_path('https://user:pass@example.com')", ""),
         ("select url_extract_fragment('https://example.com/a')", ""),
@@ -155,6 +157,7 @@ def test_new_scalar_functions(emu: Emulator, sql: str, expected: Optional[str]) 
             "select split_to_map('a=1,a=2', ',', '=')",
             "INVALID_FUNCTION_ARGUMENT: Duplicate keys (a) are not allowed",
         ),
+        ("select max(x, 2) over () from (values 1) t(x)", "NOT_SUPPORTED: the Athena emulator"),
         (
             "select max(x, 0) from (values 1) t(x)",
             "INVALID_FUNCTION_ARGUMENT: second argument of max_n must be positive",

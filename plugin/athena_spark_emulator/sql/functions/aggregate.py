@@ -166,6 +166,8 @@ def _top_n(node: exp.Expression, name: str, descending: bool) -> exp.Expression:
         return node
     if len(node.expressions) != 1:
         raise Refused(f"{node.sql('athena')} (more than two arguments)")
+    if isinstance(node.parent, exp.Window):
+        raise Refused(f"{node.sql('athena')} over a window")
     n = literal_int(node.expressions[0])
     if n is None:
         raise Refused(f"{node.sql('athena')} (a count that is not an integer literal)")

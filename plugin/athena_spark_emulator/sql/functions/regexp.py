@@ -21,7 +21,6 @@ _name: str
 # verified as sqlglot renders them (Spark's function has Trino's semantics)
 for _cls, _name in (
     (exp.RegexpLike, "regexp_like"),
-    (exp.RegexpExtractAll, "regexp_extract_all"),
     (exp.RegexpCount, "regexp_count"),
 ):
     same(_cls, _name)
@@ -132,6 +131,36 @@ def _regexp_extract(node: exp.Expression) -> exp.Expression:
         )
     pattern = _pattern(node, node.expression)
     return typed(udf_call("regexp_extract_group", node.this, pattern, group), "varchar")
+
+
+@udf("regexp_extract_all_group", "array<string>")
+def regexp_extract_all_group(
+    string: Optional[str], pattern: Optional[str], group: Optional[int]
+) -> Optional[list]:
+    """Trino's regexp_extract_all of a group: the group of each successive match, NULL
+    where it took no part (Spark's gives '')."""
+    if string is None or pattern is None or group is None:
+        return None
+    compiled = re.compile(pattern, re.ASCII)
+    if group < 0:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: Group cannot be negative")
+    if group > compiled.groups:
+        raise AthenaError(
+            f"INVALID_FUNCTION_ARGUMENT: Pattern has {compiled.groups} groups. "
+            f"Cannot access group {group}"
+        )
+    return [found.group(group) for found in _matches(string, pattern, 0)]
+
+
+@rewrites(exp.RegexpExtractAll, "regexp_extract_all")
+def _regexp_extract_all(node: exp.Expression) -> exp.Expression:
+    """The whole matches (group 0) are Spark's; a group runs as a UDF (NULL for a group that
+    took no part in a match)."""
+    group = node.args.get("group")
+    if group is None or literal_int(group) == 0:
+        return node
+    pattern = _pattern(node, node.expression)
+    return typed(udf_call("regexp_extract_all_group", node.this, pattern, group), "array(varchar)")
 
 
 @udf("regexp_replace_groups", "string")
