@@ -168,7 +168,7 @@ def test_a_query_becomes_spark_sql_over_the_views_that_stand_for_its_tables() ->
     tables = syntax.tables_read(tree)
     spark = translate.to_spark(tree, {id(tables[0]): "v1", id(tables[1]): "v2"})
     assert spark == (
-        "SELECT o.id, TRY_CAST(o.amount AS STRING) AS a, APPROX_COUNT_DISTINCT(c.id) AS n "
+        "SELECT o.id, TRY_CAST(o.amount AS STRING) AS a, APPROX_COUNT_DISTINCT(c.id, 0.023) AS n "
         "FROM `v1` AS o JOIN `v2` AS c ON c.id = o.id GROUP BY 1, 2"
     )
 

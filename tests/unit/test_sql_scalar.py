@@ -113,8 +113,16 @@ def test_regexp_replace_with_a_lambda():
 
 
 def test_patterns_python_may_read_otherwise_are_refused():
-    for pattern in ("(?i)a", "\\p{L}", "a$", "[[:alpha:]]", "a\\Z"):
+    for pattern in ("(?i)a", "\\p{L}", "[[:alpha:]]", "a\\Z"):
         assert "REGEXP_POSITION" in _refused(f"SELECT regexp_position('a', '{pattern}')")
+
+
+def test_dollar_is_the_end_or_before_a_final_newline_as_in_trino():
+    """joni's Java syntax (Trino's regexp library) reads ``$`` as the end of the input or
+    before its final line terminator, as Python's re does without MULTILINE."""
+    assert regexp.regexp_position("abc", "c$") == 3
+    assert regexp.regexp_position("abc\n", "c$") == 3
+    assert regexp.regexp_position("ab\nc", "b$") == -1
 
 
 # ---- conversion ---------------------------------------------------------------------------

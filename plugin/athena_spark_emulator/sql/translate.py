@@ -160,6 +160,20 @@ _NEEDS_TYPES = (
     exp.JSONArrayContains,
     exp.JSONObject,
     exp.JSONFormat,
+    # functions/aggregate.py, math.py, array.py, comparison.py: by their arguments' types
+    exp.ApproxQuantile,
+    exp.BitwiseAndAgg,
+    exp.BitwiseOrAgg,
+    exp.Trunc,
+    exp.ArrayMax,
+    exp.ArrayMin,
+    exp.Greatest,
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
 )
 
 

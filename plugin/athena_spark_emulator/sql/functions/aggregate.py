@@ -1,6 +1,8 @@
 """Aggregate functions (Trino's ``functions/aggregate.md``): count, sum, min, max, avg,
-count_if, bool_and/bool_or, arbitrary, array_agg, listagg, max_by/min_by, the statistical
-ones, approx_distinct and reduce_agg. ``FILTER (WHERE ...)`` and GROUPING SETS are
+count_if, bool_and/bool_or/every, arbitrary, array_agg, listagg, max_by/min_by, max/min of
+n, map_agg, histogram, multimap_agg, the statistical ones (corr, geometric_mean),
+bitwise_and_agg/bitwise_or_agg, approx_distinct, approx_percentile and reduce_agg.
+``FILTER (WHERE ...)`` and GROUPING SETS are
 query_shapes.py's. Examples: ``tests/conformance/examples/aggregate.yml``.
 """
 
@@ -11,18 +13,25 @@ from typing import Any, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import is_text, spark, type_of
+from athena_spark_emulator.sql.spark_forms import (
+    is_double,
+    is_integral,
+    is_text,
+    literal_int,
+    spark,
+    type_of,
+    typed,
+)
 
 _cls: Any
 _name: str
+_spark: str
 
 
 # ---- aggregates ---------------------------------------------------------------------------
 for _cls, _name in (
     (exp.Count, "count"),
     (exp.Sum, "sum"),
-    (exp.Min, "min"),
-    (exp.Max, "max"),
     (exp.CountIf, "count_if"),
     (exp.LogicalOr, "bool_or"),
     (exp.LogicalAnd, "bool_and"),
@@ -85,9 +94,19 @@ for _cls, _name in (
     (exp.Avg, "avg"),
     (exp.ArgMax, "max_by"),
     (exp.ArgMin, "min_by"),
-    (exp.ApproxDistinct, "approx_distinct"),
 ):
     same(_cls, _name)
+
+
+@rewrites(exp.ApproxDistinct, "approx_distinct")
+def approx_distinct(node: exp.Expression) -> exp.Expression:
+    """Spark's HyperLogLog++ at Trino's standard error, 2.3% unless the query gives one
+    (Spark's own default is 5%): within Trino's documented error, not necessarily the
+    count Athena's estimate gives."""
+    if node.args.get("accuracy") is None:
+        node = node.copy()
+        node.set("accuracy", exp.Literal.number("0.023"))
+    return typed(node, "bigint")
 
 
 @rewrites(exp.GroupConcat, "listagg")
@@ -110,7 +129,10 @@ def listagg(node: exp.Expression) -> exp.Expression:
         raise Refused("listagg(DISTINCT ...)")
     else:
         values = _ordered_list(this, None)
-    return spark("array_join(_0, _1)", values, separator)
+    # Trino skips NULLs, and a group with none but NULLs is NULL (array_join's is '')
+    return spark(
+        "CASE WHEN count(_2) = 0 THEN NULL ELSE array_join(_0, _1) END", values, separator, value
+    )
 
 
 @rewrites("reduce_agg", "reduce_agg")
@@ -131,3 +153,219 @@ def reduce_agg(node: exp.Expression) -> exp.Expression:
         initial,
         step,
     )
+
+
+# ---- max(x, n) / min(x, n), Trino's max_n / min_n -------------------------------------------
+_MAX_N = 10_000  # Trino's MaxNStateFactory / MinNStateFactory MAX_NUMBER_OF_VALUES
+
+
+def _top_n(node: exp.Expression, name: str, descending: bool) -> exp.Expression:
+    """``max(x, n)``: the array of the n largest non-NULL values, largest first (``min``:
+    smallest first); NULL when there is none."""
+    if not node.expressions:
+        return node
+    if len(node.expressions) != 1:
+        raise Refused(f"{node.sql('athena')} (more than two arguments)")
+    if isinstance(node.parent, exp.Window):
+        raise Refused(f"{node.sql('athena')} over a window")
+    n = literal_int(node.expressions[0])
+    if n is None:
+        raise Refused(f"{node.sql('athena')} (a count that is not an integer literal)")
+    if n <= 0:
+        raise Fails(f"INVALID_FUNCTION_ARGUMENT: second argument of {name}_n must be positive")
+    if n > _MAX_N:
+        raise Fails(
+            f"INVALID_FUNCTION_ARGUMENT: second argument of {name}_n must be less than or "
+            f"equal to {_MAX_N}; found {n}"
+        )
+    order = "false" if descending else "true"
+    out = spark(
+        f"CASE WHEN count(_0) = 0 THEN NULL "
+        f"ELSE slice(sort_array(collect_list(_0), {order}), 1, {n}) END",
+        node.this,
+    )
+    kind = type_of(node.this)
+    return typed(out, exp.DataType.build(f"array<{kind.sql('spark')}>")) if kind else out
+
+
+@rewrites(exp.Max, "max")
+def _max(node: exp.Expression) -> exp.Expression:
+    return _top_n(node, "max", True)
+
+
+@rewrites(exp.Min, "min")
+def _min(node: exp.Expression) -> exp.Expression:
+    return _top_n(node, "min", False)
+
+
+# ---- maps of a group: map_agg, histogram, multimap_agg ------------------------------------
+# Trino skips a row whose key is NULL; an empty group is NULL. map_agg keeps one value of a
+# key seen twice (which one is not stated: here the first collected).
+_PAIRS = "filter(collect_list(named_struct('k', _0, 'v', _1)), athena_e -> athena_e.k IS NOT NULL)"
+
+
+@rewrites("map_agg", "map_agg")
+def map_agg(node: exp.Expression) -> exp.Expression:
+    key, value = _args(node, 2)
+    first = (
+        f"map_from_entries(filter({_PAIRS}, (athena_e, athena_i) -> NOT array_contains("
+        f"slice(transform({_PAIRS}, athena_p -> athena_p.k), 1, athena_i), athena_e.k)))"
+    )
+    return spark(f"CASE WHEN count(_0) = 0 THEN NULL ELSE {first} END", key, value)
+
+
+@rewrites("histogram", "histogram")
+def histogram(node: exp.Expression) -> exp.Expression:
+    [value] = _args(node, 1)
+    text = (
+        "CASE WHEN count(_0) = 0 THEN NULL ELSE map_from_arrays("
+        "array_distinct(collect_list(_0)), transform(array_distinct(collect_list(_0)), "
+        "athena_k -> CAST(size(filter(collect_list(_0), athena_v -> athena_v = athena_k)) AS BIGINT))) END"
+    )
+    out = spark(text, value)
+    kind = type_of(value)
+    return typed(out, exp.DataType.build(f"map<{kind.sql('spark')}, bigint>")) if kind else out
+
+
+@rewrites("multimap_agg", "multimap_agg")
+def multimap_agg(node: exp.Expression) -> exp.Expression:
+    key, value = _args(node, 2)
+    keys = f"array_distinct(transform({_PAIRS}, athena_p -> athena_p.k))"
+    text = (
+        f"CASE WHEN count(_0) = 0 THEN NULL ELSE map_from_arrays({keys}, transform({keys}, "
+        f"athena_k -> transform(filter({_PAIRS}, athena_p -> athena_p.k = athena_k), athena_p -> athena_p.v))) END"
+    )
+    return spark(text, key, value)
+
+
+def _args(node: exp.Expression, count: int) -> list:
+    if isinstance(node, exp.Anonymous):
+        args = list(node.expressions)
+    else:
+        args = [node.args[k] for k in node.arg_types if node.args.get(k) is not None]
+    if len(args) != count:
+        raise Refused(f"{node.sql('athena')} ({count} argument{'s' if count > 1 else ''})")
+    return list(args)
+
+
+# ---- statistics and bits ------------------------------------------------------------------
+@rewrites(exp.Corr, "corr")
+def corr(node: exp.Expression) -> exp.Expression:
+    """Trino's corr(y, x): covariance / stddev(x) / stddev(y) of the non-NULL pairs, NULL
+    unless it is finite (fewer than two pairs, a constant column). Spark's corr computes
+    the same online moments; the last digit may differ, as Trino's own does with the order
+    its partial states are merged in."""
+    y, x = _args(node, 2)
+    text = (
+        "CASE WHEN isnan(corr(_0, _1)) OR abs(corr(_0, _1)) = CAST('Infinity' AS DOUBLE) "
+        "THEN NULL ELSE corr(_0, _1) END"
+    )
+    guarded = (
+        "CASE WHEN count(CASE WHEN _0 IS NOT NULL AND _1 IS NOT NULL THEN 1 END) < 2 "
+        "OR var_pop(CASE WHEN _0 IS NOT NULL THEN _1 END) = 0 "
+        "OR var_pop(CASE WHEN _1 IS NOT NULL THEN _0 END) = 0 THEN NULL ELSE "
+    )
+    yd, xd = (spark("CAST(_0 AS DOUBLE)", v) for v in (y, x))
+    return typed(spark(guarded + text + " END", yd, xd), "double")
+
+
+@rewrites("every", "every")
+def every(node: exp.Expression) -> exp.Expression:
+    """Trino's alias of bool_and."""
+    [value] = _args(node, 1)
+    return typed(spark("bool_and(_0)", value), "boolean")
+
+
+@rewrites("geometric_mean", "geometric_mean")
+def geometric_mean(node: exp.Expression) -> exp.Expression:
+    """Trino's exp(sum(ln(x)) / count(x)) with Java's Math.log: a negative (or NaN) value
+    makes it NaN, a zero 0.0 (NaN with +Infinity too). Spark's ln of x <= 0 is NULL, so
+    those cases are spelled out. Of bigint and double (real, whose result is real, refused)."""
+    [value] = _args(node, 1)
+    kind = type_of(value)
+    if not (
+        is_integral(kind)
+        or (is_double(kind) and kind is not None and kind.this == exp.DataType.Type.DOUBLE)
+    ):
+        raise Refused(f"{node.sql('athena')} (of a value other than an integer or double)")
+    text = (
+        "CASE WHEN count(_0) = 0 THEN NULL "
+        "WHEN count_if(_0 < 0 OR isnan(_0)) > 0 THEN CAST('NaN' AS DOUBLE) "
+        "WHEN count_if(_0 = 0) > 0 THEN CASE WHEN count_if(_0 = CAST('Infinity' AS DOUBLE)) > 0 "
+        "THEN CAST('NaN' AS DOUBLE) ELSE 0.0D END "
+        "ELSE exp(sum(ln(_0)) / count(_0)) END"
+    )
+    return typed(spark(text, spark("CAST(_0 AS DOUBLE)", value)), "double")
+
+
+for _cls, _name, _spark in (
+    (exp.BitwiseAndAgg, "bitwise_and_agg", "bit_and"),
+    (exp.BitwiseOrAgg, "bitwise_or_agg", "bit_or"),
+):
+
+    def _bits(node: exp.Expression, function: str = _spark) -> exp.Expression:
+        [value] = _args(node, 1)
+        kind = type_of(value)
+        if kind is None:  # Spark's bit_and / bit_or fail a value other than an integer too
+            return typed(spark(f"CAST({function}(_0) AS BIGINT)", value), "bigint")
+        if not is_integral(kind):
+            raise Refused(f"{node.sql('athena')} (of a value other than an integer)")
+        return typed(spark(f"{function}(CAST(_0 AS BIGINT))", value), "bigint")
+
+    rewrites(_cls, _name)(_bits)
+
+
+# ---- approx_percentile ---------------------------------------------------------------------
+def _number(node: exp.Expression) -> Optional[float]:
+    """A number literal's value (a decimal literal is a cast of its text once typed)."""
+    sign = 1.0
+    if isinstance(node, exp.Neg):
+        node, sign = node.this, -1.0
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal):
+        node = node.this
+    if not isinstance(node, exp.Literal):
+        return None
+    try:
+        return sign * float(node.this)
+    except ValueError:
+        return None
+
+
+@rewrites(exp.ApproxQuantile, "approx_percentile")
+def approx_percentile(node: exp.Expression) -> exp.Expression:
+    """approx_percentile(x, percentage | ARRAY[percentages]) of bigint and double: Spark's
+    percentile_approx at its accuracy 10000 (a rank error of at most 1/10000 of the rows:
+    within Trino's documented approximation, not necessarily the value Athena picks, which
+    is no more certain); the weighted and accuracy forms are refused."""
+    if any(node.args.get(k) is not None for k in ("accuracy", "weight", "error_tolerance")):
+        raise Refused(
+            f"{node.sql('athena')} (only approx_percentile(x, percentage) and of an array)"
+        )
+    value, percentage = _args(node, 2)
+    points = percentage.expressions if isinstance(percentage, exp.Array) else [percentage]
+    for point in points:
+        number = _number(point)
+        if number is None:
+            raise Refused(f"{node.sql('athena')} (a percentage that is not a number literal)")
+        if not 0 <= number <= 1:
+            raise Fails("INVALID_FUNCTION_ARGUMENT: Percentile must be between 0 and 1")
+    kind = type_of(value)
+    if is_integral(kind):
+        spark_type, athena_type = "BIGINT", "bigint"
+    elif is_double(kind) and kind is not None and kind.this == exp.DataType.Type.DOUBLE:
+        spark_type, athena_type = "DOUBLE", "double"
+    else:
+        raise Refused(f"{node.sql('athena')} (of a value other than bigint or double)")
+    if isinstance(percentage, exp.Array):
+        out = spark(
+            f"CAST(percentile_approx(CAST(_0 AS {spark_type}), CAST(_1 AS ARRAY<DOUBLE>), 10000) AS ARRAY<{spark_type}>)",
+            value,
+            percentage,
+        )
+        return typed(out, f"array<{athena_type}>")
+    out = spark(
+        f"CAST(percentile_approx(CAST(_0 AS {spark_type}), CAST(_1 AS DOUBLE), 10000) AS {spark_type})",
+        value,
+        percentage,
+    )
+    return typed(out, athena_type)

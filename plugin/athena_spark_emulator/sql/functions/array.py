@@ -76,8 +76,6 @@ for _cls, _name in (
     (exp.ArraySort, "array_sort"),
     (exp.Reduce, "reduce"),
     (exp.ArrayDistinct, "array_distinct"),
-    (exp.ArrayMax, "array_max"),
-    (exp.ArrayMin, "array_min"),
     (exp.ArrayPosition, "array_position"),
     (exp.ArrayRemove, "array_remove"),
     (exp.ArraySlice, "slice"),
@@ -275,3 +273,48 @@ def _dot_product(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.EuclideanDistance, "euclidean_distance")
 def _euclidean_distance(node: exp.Expression) -> exp.Expression:
     return udf_call("euclidean_distance", node.this, node.expression)
+
+
+@rewrites(exp.Repeat, "repeat")
+def _repeat(node: exp.Expression) -> exp.Expression:
+    """Trino's repeat(element, count) is an array function (Spark's repeat repeats a
+    string): array_repeat, with Trino's bounds on count (its texts)."""
+    text = (
+        "CASE WHEN _1 > 10000 THEN raise_error('count argument of repeat function must be "
+        "less than or equal to 10000') WHEN _1 < 0 THEN raise_error('count argument of repeat "
+        "function must be greater than or equal to 0') ELSE array_repeat(_0, CAST(_1 AS INT)) END"
+    )
+    out = spark(text, node.this, node.args["times"])
+    kind = type_of(node.this)
+    if kind is not None:
+        out.type = exp.DataType.build(f"array<{kind.sql('spark')}>")
+    return out
+
+
+_FLOATING = (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)
+
+for _cls, _name in ((exp.ArrayMax, "array_max"), (exp.ArrayMin, "array_min")):
+
+    def _array_extreme(node: exp.Expression, name: str = _name) -> exp.Expression:
+        """Trino's array_max / array_min: NULL when an element is NULL (Spark skips NULLs);
+        of doubles and reals, NaN only when every element is (Trino's doubleGreater /
+        doubleLess pass over NaN; Spark orders NaN above everything)."""
+        kind = type_of(node.this)
+        element = kind.expressions[0] if kind is not None and kind.expressions else None
+        if element is None and isinstance(node.this, exp.Array):
+            kinds = [type_of(e) for e in node.this.expressions]
+            doubles = [k for k in kinds if k is not None and k.this in _FLOATING]
+            element = doubles[0] if doubles else None
+        if isinstance(element, exp.DataType) and element.this in _FLOATING:
+            value = f"coalesce({name}(filter(_0, athena_v -> NOT isnan(athena_v))), try_element_at(_0, 1))"
+        else:  # an array of values whose type the emulator cannot tell: Spark's ordering
+            value = f"{name}(_0)"
+        out = spark(
+            f"CASE WHEN exists(_0, athena_v -> athena_v IS NULL) THEN NULL ELSE {value} END",
+            node.this,
+        )
+        if isinstance(element, exp.DataType):
+            out.type = element
+        return out
+
+    rewrites(_cls, _name)(_array_extreme)

@@ -11,20 +11,44 @@ from typing import Any, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import rewrites, same
-from athena_spark_emulator.sql.spark_forms import spark
+from athena_spark_emulator.sql.spark_forms import is_double, spark, type_of, typed
 
 _cls: Any
 _name: str
+_op: str
+_on_nan: str
 
 
 # ---- operators ----------------------------------------------------------------
+def _floating(*nodes: exp.Expression) -> bool:
+    return any(is_double(type_of(n)) for n in nodes)
+
+
+# Trino's comparisons of doubles and reals: NaN is equal to nothing, not even NaN, and
+# neither less nor greater than anything (Spark orders NaN above +Infinity and equal to
+# itself). Of values whose types the emulator cannot tell, Spark's as they are.
+for _cls, _name, _op, _on_nan in (
+    (exp.EQ, "=", "=", "false"),
+    (exp.NEQ, "<>", "<>", "true"),
+    (exp.GT, ">", ">", "false"),
+    (exp.GTE, ">=", ">=", "false"),
+    (exp.LT, "<", "<", "false"),
+    (exp.LTE, "<=", "<=", "false"),
+):
+
+    def _compare(node: exp.Expression, op: str = _op, on_nan: str = _on_nan) -> exp.Expression:
+        left, right = node.this, node.expression
+        if not _floating(left, right):
+            return node
+        text = (
+            "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL "
+            f"WHEN isnan(_0) OR isnan(_1) THEN {on_nan} ELSE _0 {op} _1 END"
+        )
+        return typed(spark(text, left, right), "boolean")
+
+    rewrites(_cls, _name)(_compare)
+
 for _cls, _name in (
-    (exp.EQ, "="),
-    (exp.NEQ, "<>"),
-    (exp.GT, ">"),
-    (exp.GTE, ">="),
-    (exp.LT, "<"),
-    (exp.LTE, "<="),
     (exp.Is, "is"),
     (exp.Between, "between"),
     (exp.NullSafeEQ, "is not distinct from"),
@@ -61,7 +85,15 @@ def _null_if_any(node: exp.Expression, name: str) -> exp.Expression:
 
 @rewrites(exp.Greatest, "greatest")
 def greatest(node: exp.Expression) -> exp.Expression:
-    return _null_if_any(node, "greatest")
+    """Trino's greatest orders NaN first (COMPARISON_UNORDERED_FIRST): NaN only when every
+    argument is; Spark's orders it last. least orders it last in both."""
+    args = [node.this, *node.expressions]
+    if not _floating(*args):
+        return _null_if_any(node, "greatest")
+    test = " OR ".join(f"_{i} IS NULL" for i in range(len(args)))
+    values = ", ".join(f"nanvl(_{i}, NULL)" for i in range(len(args)))
+    text = f"CASE WHEN {test} THEN NULL ELSE coalesce(greatest({values}), _0) END"
+    return spark(text, *args)
 
 
 @rewrites(exp.Least, "least")

@@ -1,7 +1,7 @@
 """Mathematical functions and operators (Trino's ``functions/math.md``): ``+ - * / %``
 with Trino's typing (integer division truncates, decimals keep their scale), abs, ceil,
 floor, round, sign, log, the trigonometric and floating point functions,
-cosine_similarity/cosine_distance. Examples: ``tests/conformance/examples/math.yml``.
+cosine_similarity/cosine_distance, truncate, width_bucket, from_base/to_base. Examples: ``tests/conformance/examples/math.yml``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from sqlglot import exp
 from athena_spark_emulator.sql.functions.array import _DOT, _NORM, _arrays_of_numbers
 from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import (
-    call,
     decimal_parts,
     is_decimal,
     is_double,
@@ -24,7 +23,7 @@ from athena_spark_emulator.sql.spark_forms import (
     typed,
     wider_integral,
 )
-from athena_spark_emulator.sql.udfs import udf, udf_call
+from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
 T = exp.DataType.Type
 _cls: Any
@@ -81,16 +80,31 @@ for _cls, _name in (
     (exp.Abs, "abs"),
     (exp.Sqrt, "sqrt"),
     (exp.Exp, "exp"),
-    (exp.Ln, "ln"),
 ):
     same(_cls, _name)
+
+
+def _java_log(function: str, value: exp.Expression) -> exp.Expression:
+    """Java's Math.log / log10 as Trino calls them: NaN for a negative number, -Infinity for
+    zero (Spark's ln and log10 give NULL for both)."""
+    text = (
+        "CASE WHEN _0 < 0 THEN CAST('NaN' AS DOUBLE) "
+        "WHEN _0 = 0 THEN CAST('-Infinity' AS DOUBLE) "
+        f"ELSE {function}(_0) END"
+    )
+    return typed(spark(text, spark("CAST(_0 AS DOUBLE)", value)), "double")
+
+
+@rewrites(exp.Ln, "ln")
+def _ln(node: exp.Expression) -> exp.Expression:
+    return _java_log("ln", node.this)
 
 
 @rewrites(exp.Log, "log10")
 def log(node: exp.Expression) -> exp.Expression:
     base = node.this
     if isinstance(base, exp.Literal) and base.this in ("10", "2"):
-        return call(f"log{base.this}", node.expression)
+        return _java_log(f"log{base.this}", node.expression)
     raise Refused(f"log(b, x) ({node.sql('athena')})")
 
 
@@ -295,3 +309,133 @@ def _ceil(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.Floor, "floor")
 def _floor(node: exp.Expression) -> exp.Expression:
     return _rounding(node, "floor")
+
+
+# ---- truncate, width_bucket, from_base / to_base -------------------------------------------
+@udf("truncate_double", "double")
+def truncate_double(value: Optional[float]) -> Optional[float]:
+    """Trino's truncate(double): Math.signum(x) * Math.floor(Math.abs(x)); NaN and the
+    infinities unchanged, the sign of zero kept."""
+    if value is None or not math.isfinite(value):
+        return value
+    return math.copysign(float(math.floor(abs(value))), value)
+
+
+@rewrites(exp.Trunc, "truncate")
+def _truncate(node: exp.Expression) -> exp.Expression:
+    """truncate(x) of a double (a double) or a decimal(p, s) (a decimal(max(1, p - s), 0));
+    truncate(x, n) and truncate of a real are refused."""
+    if node.args.get("decimals") is not None:
+        raise Refused(f"{node.sql('athena')} (truncate(x, n))")
+    value = node.this
+    kind = type_of(value)
+    if is_double(kind) and kind is not None and kind.this == T.DOUBLE:
+        return typed(udf_call("truncate_double", value), "double")
+    parts = decimal_parts(kind) if is_decimal(kind) and kind is not None else None
+    if parts is not None:
+        precision, scale = parts
+        digits = max(1, precision - scale)
+        out = spark(
+            f"CAST(CASE WHEN _0 < 0 THEN ceil(_0) ELSE floor(_0) END AS DECIMAL({digits}, 0))",
+            value,
+        )
+        return typed(out, f"decimal({digits},0)")
+    raise Refused(f"{node.sql('athena')} (of a value other than a double or decimal)")
+
+
+@udf("width_bucket", "bigint")
+def width_bucket(
+    operand: Optional[float],
+    bound1: Optional[float],
+    bound2: Optional[float],
+    count: Optional[int],
+) -> Optional[int]:
+    """Trino's MathFunctions.widthBucket, its checks and their texts."""
+    if operand is None or bound1 is None or bound2 is None or count is None:
+        return None
+    for failed, text in (
+        (count <= 0, "bucketCount must be greater than 0"),
+        (math.isnan(operand), "operand must not be NaN"),
+        (not math.isfinite(bound1), "first bound must be finite"),
+        (not math.isfinite(bound2), "second bound must be finite"),
+        (bound1 == bound2, "bounds cannot equal each other"),
+    ):
+        if failed:
+            raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: {text}")
+    lower, upper = min(bound1, bound2), max(bound1, bound2)
+    if operand < lower:
+        result = 0
+    elif operand >= upper:
+        if count == 2**63 - 1:
+            raise AthenaError(
+                f"NUMERIC_VALUE_OUT_OF_RANGE: Bucket for value {operand!r} is out of range"
+            )
+        result = count + 1
+    else:
+        result = int(float(count) * (operand - lower) / (upper - lower) + 1)
+    if bound1 > bound2:
+        result = (count - result) + 1
+    return result
+
+
+@rewrites(exp.WidthBucket, "width_bucket")
+def _width_bucket(node: exp.Expression) -> exp.Expression:
+    bounds = [node.args.get(k) for k in ("min_value", "max_value", "num_buckets")]
+    if any(b is None for b in bounds) or node.args.get("threshold") is not None:
+        raise Refused(f"{node.sql('athena')} (width_bucket(x, bins))")
+    assert bounds[0] is not None and bounds[1] is not None and bounds[2] is not None
+    doubles = [spark("CAST(_0 AS DOUBLE)", v) for v in (node.this, bounds[0], bounds[1])]
+    count = spark("CAST(_0 AS BIGINT)", bounds[2])
+    return typed(udf_call("width_bucket", *doubles, count), "bigint")
+
+
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def _radix(radix: int) -> None:
+    if not 2 <= radix <= 36:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: Radix must be between 2 and 36")
+
+
+@udf("from_base", "bigint")
+def from_base(text: Optional[str], radix: Optional[int]) -> Optional[int]:
+    """Java's Long.parseLong(text, radix): an optional sign, then at least one digit of the
+    radix (either case), within a bigint."""
+    if text is None or radix is None:
+        return None
+    _radix(radix)
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    valid = bool(digits) and all(c.lower() in _DIGITS[:radix] for c in digits)
+    value = int(text, radix) if valid else None
+    if value is None or not -(2**63) <= value < 2**63:
+        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Not a valid base-{radix} number: {text}")
+    return value
+
+
+@udf("to_base", "string")
+def to_base(value: Optional[int], radix: Optional[int]) -> Optional[str]:
+    """Java's Long.toString(value, radix): lower-case digits, a leading '-'."""
+    if value is None or radix is None:
+        return None
+    _radix(radix)
+    number, out = abs(value), []
+    while True:
+        number, digit = divmod(number, radix)
+        out.append(_DIGITS[digit])
+        if number == 0:
+            break
+    return ("-" if value < 0 else "") + "".join(reversed(out))
+
+
+@rewrites(exp.FromBase, "from_base")
+def _from_base(node: exp.Expression) -> exp.Expression:
+    radix = spark("CAST(_0 AS BIGINT)", node.expression)
+    return typed(udf_call("from_base", node.this, radix), "bigint")
+
+
+@rewrites("to_base", "to_base")
+def _to_base(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused(f"{node.sql('athena')} (two arguments)")
+    value, radix = (spark("CAST(_0 AS BIGINT)", a) for a in node.expressions)
+    return typed(udf_call("to_base", value, radix), "varchar(64)")

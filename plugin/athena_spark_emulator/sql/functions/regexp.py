@@ -11,7 +11,7 @@ from typing import Any, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import literal_text, typed
+from athena_spark_emulator.sql.spark_forms import literal_int, literal_text, spark, typed
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
 _cls: Any
@@ -21,8 +21,6 @@ _name: str
 # verified as sqlglot renders them (Spark's function has Trino's semantics)
 for _cls, _name in (
     (exp.RegexpLike, "regexp_like"),
-    (exp.RegexpExtract, "regexp_extract"),
-    (exp.RegexpExtractAll, "regexp_extract_all"),
     (exp.RegexpCount, "regexp_count"),
 ):
     same(_cls, _name)
@@ -31,8 +29,10 @@ same(exp.RegexpSplit, "regexp_split")
 
 # ---- regular expressions ----------------------------------------------------------------------
 # Python's re agrees with Trino's (Java-syntax) patterns on the common constructs, with
-# re.ASCII (\d \w \s \b are ASCII in both); what may differ is refused.
-_REGEX_REFUSED = re.compile(r"\(\?|\\[pPZzhHQERXGKec0NAxV]|&&|\[:|\[\[|\{,|\$|\\[1-9]\d")
+# re.ASCII (\d \w \s \b are ASCII in both); what may differ is refused. ``$`` is the end or
+# before a final newline in both (Trino compiles with joni's Java syntax, whose SINGLELINE
+# option makes ``$`` joni's SEMI_END_BUF; Python's ``$`` without MULTILINE is the same).
+_REGEX_REFUSED = re.compile(r"\(\?|\\[pPZzhHQERXGKec0NAxV]|&&|\[:|\[\[|\{,|\\[1-9]\d")
 
 
 def _pattern(node: exp.Expression, pattern: exp.Expression) -> exp.Expression:
@@ -93,6 +93,74 @@ def _regexp_position(node: exp.Expression) -> exp.Expression:
     while len(args) < 4:
         args.append(exp.Literal.number(1))
     return typed(udf_call("regexp_position", *args), "int")
+
+
+@udf("regexp_extract_group", "string")
+def regexp_extract_group(
+    string: Optional[str], pattern: Optional[str], group: Optional[int]
+) -> Optional[str]:
+    """Trino's regexp_extract of a group: NULL when nothing matches or the group took no
+    part in the match (Spark's regexp_extract gives '' for both)."""
+    if string is None or pattern is None or group is None:
+        return None
+    compiled = re.compile(pattern, re.ASCII)
+    if group < 0:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: Group cannot be negative")
+    if group > compiled.groups:
+        raise AthenaError(
+            f"INVALID_FUNCTION_ARGUMENT: Pattern has {compiled.groups} groups. "
+            f"Cannot access group {group}"
+        )
+    found = compiled.search(string)
+    return None if found is None else found.group(group)
+
+
+@rewrites(exp.RegexpExtract, "regexp_extract")
+def _regexp_extract(node: exp.Expression) -> exp.Expression:
+    """NULL when nothing matches (Spark: ''). The whole match (group 0) is Spark's; a group
+    runs as a UDF, which tells a group that took no part (NULL in Trino) from an empty one."""
+    group = node.args.get("group")
+    if group is None or literal_int(group) == 0:
+        return typed(
+            spark(
+                "CASE WHEN _0 RLIKE _1 THEN regexp_extract(_0, _1, 0) ELSE NULL END",
+                node.this,
+                node.expression,
+            ),
+            "varchar",
+        )
+    pattern = _pattern(node, node.expression)
+    return typed(udf_call("regexp_extract_group", node.this, pattern, group), "varchar")
+
+
+@udf("regexp_extract_all_group", "array<string>")
+def regexp_extract_all_group(
+    string: Optional[str], pattern: Optional[str], group: Optional[int]
+) -> Optional[list]:
+    """Trino's regexp_extract_all of a group: the group of each successive match, NULL
+    where it took no part (Spark's gives '')."""
+    if string is None or pattern is None or group is None:
+        return None
+    compiled = re.compile(pattern, re.ASCII)
+    if group < 0:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: Group cannot be negative")
+    if group > compiled.groups:
+        raise AthenaError(
+            f"INVALID_FUNCTION_ARGUMENT: Pattern has {compiled.groups} groups. "
+            f"Cannot access group {group}"
+        )
+    return [found.group(group) for found in _matches(string, pattern, 0)]
+
+
+@rewrites(exp.RegexpExtractAll, "regexp_extract_all")
+def _regexp_extract_all(node: exp.Expression) -> exp.Expression:
+    """The whole matches (group 0) are Spark's; a group runs as a UDF (NULL for a group that
+    took no part in a match)."""
+    group = node.args.get("group")
+    if group is None or literal_int(group) == 0:
+        return node
+    pattern = _pattern(node, node.expression)
+    return typed(udf_call("regexp_extract_all_group", node.this, pattern, group), "array(varchar)")
 
 
 @udf("regexp_replace_groups", "string")

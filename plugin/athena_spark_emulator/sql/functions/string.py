@@ -1,6 +1,6 @@
 """String functions and operators (Trino's ``functions/string.md``): ``||``, concat, length,
 lower/upper, lpad, replace, split, split_part, strpos, substr, trim, title_case,
-luhn_check, the Unicode functions (to_utf8, from_utf8) and ``U&'...'`` literals. Examples:
+luhn_check, codepoint, soundex, hamming_distance, split_to_map, the Unicode functions (to_utf8, from_utf8) and ``U&'...'`` literals. Examples:
 ``tests/conformance/examples/string.yml``.
 """
 
@@ -344,3 +344,116 @@ def _strpos_instance(cls: type) -> None:
 
 
 _strpos_instance(exp.StrPosition)
+
+
+# ---- codepoint, soundex, hamming_distance, split_to_map ------------------------------------
+@rewrites("codepoint", "codepoint")
+def _codepoint(node: exp.Expression) -> exp.Expression:
+    """codepoint(varchar(1)) -> integer: Athena types a one-character literal varchar(1);
+    any other value it fails at analysis, refused here."""
+    [value] = node.expressions
+    text = literal_text(value)
+    if text is None or len(text) != 1:
+        raise Refused(
+            f"{node.sql('athena')} (codepoint of a value other than a one-character literal)"
+        )
+    return typed(spark(f"CAST({ord(text)} AS INT)"), "integer")
+
+
+_SOUNDEX = dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "01230120022455012623010202"))
+
+
+@udf("soundex", "string")
+def soundex(text: Optional[str]) -> Optional[str]:
+    """Apache commons-codec's Soundex.US_ENGLISH, as Trino calls it: the letters only,
+    upper-cased; the first kept, then the digits of the others, vowels and repeats dropped,
+    H and W ignored altogether, padded with 0 to four characters ('' without letters)."""
+    if text is None:
+        return None
+    letters = [c.upper() for c in text if c.isalpha()]
+    if not letters:
+        return ""
+    if any(c not in _SOUNDEX for c in letters):
+        raise Unsupported(f"soundex of {text!r} (a letter outside A-Z: commons-codec fails it)")
+    out = [letters[0]]
+    last = _SOUNDEX[letters[0]]
+    for char in letters[1:]:
+        if len(out) == 4:
+            break
+        if char in "HW":
+            continue
+        digit = _SOUNDEX[char]
+        if digit != "0" and digit != last:
+            out.append(digit)
+        last = digit
+    return "".join(out).ljust(4, "0")
+
+
+@rewrites(exp.Soundex, "soundex")
+def _soundex(node: exp.Expression) -> exp.Expression:
+    return typed(udf_call("soundex", node.this), "varchar(4)")
+
+
+@udf("hamming_distance", "bigint")
+def hamming_distance(left: Optional[str], right: Optional[str]) -> Optional[int]:
+    """The positions (code points) at which two strings of one length differ."""
+    if left is None or right is None:
+        return None
+    if len(left) != len(right):
+        raise AthenaError(
+            "INVALID_FUNCTION_ARGUMENT: The input strings to hamming_distance function must "
+            "have the same length"
+        )
+    return sum(1 for a, b in zip(left, right) if a != b)
+
+
+@rewrites("hamming_distance", "hamming_distance")
+def _hamming_distance(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 2:
+        raise Refused(f"{node.sql('athena')} (two arguments)")
+    return typed(udf_call("hamming_distance", *node.expressions), "bigint")
+
+
+@udf("split_to_map", "map<string,string>")
+def split_to_map(text: Optional[str], entry: Optional[str], pair: Optional[str]) -> Optional[dict]:
+    """Trino's SplitToMapFunction: its checks, its texts, no duplicate key."""
+    if text is None or entry is None or pair is None:
+        return None
+    if not entry:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: entryDelimiter is empty")
+    if not pair:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: keyValueDelimiter is empty")
+    if entry == pair:
+        raise AthenaError(
+            "INVALID_FUNCTION_ARGUMENT: entryDelimiter and keyValueDelimiter must not be the same"
+        )
+    out: dict = {}
+    start = 0
+    while start < len(text):
+        end = text.find(entry, start)
+        item = text[start:end] if end >= 0 else text[start:]
+        key_end = item.find(pair)
+        value = item[key_end + len(pair) :]
+        if key_end < 0 or pair in value:
+            raise AthenaError(
+                "INVALID_FUNCTION_ARGUMENT: Key-value delimiter must appear exactly once in "
+                f"each entry. Bad input: '{item}'"
+            )
+        key = item[:key_end]
+        if key in out:
+            raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Duplicate keys ({key}) are not allowed")
+        out[key] = value
+        if end < 0:
+            break
+        start = end + len(entry)
+    return out
+
+
+@rewrites(exp.StrToMap, "split_to_map")
+def _split_to_map(node: exp.Expression) -> exp.Expression:
+    args = [node.this, node.args.get("pair_delim"), node.args.get("key_value_delim")]
+    if any(a is None for a in args) or node.args.get("duplicate_resolution_callback"):
+        raise Refused(
+            f"{node.sql('athena')} (split_to_map(string, entryDelimiter, keyValueDelimiter))"
+        )
+    return typed(udf_call("split_to_map", *args), "map<varchar, varchar>")

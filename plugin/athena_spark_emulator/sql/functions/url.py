@@ -1,4 +1,4 @@
-"""URL functions (Trino's ``functions/url.md``): url_extract_*, url_encode and url_decode.
+"""URL functions (Trino's ``functions/url.md``): url_extract_* (port and parameter too), url_encode and url_decode.
 Examples: ``tests/conformance/examples/url.yml``.
 """
 
@@ -6,28 +6,80 @@ from __future__ import annotations
 
 import re
 from typing import Optional
+from urllib.parse import unquote
 
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import Refused, rewrites
-from athena_spark_emulator.sql.spark_forms import call, is_text, literal_text, type_of, typed
+from athena_spark_emulator.sql.spark_forms import call, is_text, literal_text, spark, type_of, typed
 from athena_spark_emulator.sql.udfs import Unsupported, udf, udf_call
 
 _name: str
 
 
-for _name, _url_part in (
-    ("url_extract_protocol", "PROTOCOL"),
-    ("url_extract_host", "HOST"),
-    ("url_extract_path", "PATH"),
-    ("url_extract_query", "QUERY"),
-    ("url_extract_fragment", "REF"),
+@udf("uri_decode", "string")
+def uri_decode(text: Optional[str]) -> Optional[str]:
+    """java.net.URI's decoding of a raw component (getPath, getQuery, getFragment): each
+    %XX a byte, the bytes UTF-8 (a malformed sequence replaced); '+' stays '+'."""
+    if text is None or "%" not in text:
+        return text
+    return unquote(text, errors="replace")
+
+
+# Trino: java.net.URI's getScheme, getHost, getPath, getQuery, getFragment, a part the URL
+# lacks is '' (nullToEmpty), an invalid URL NULL. Spark's parse_url gives the raw (still
+# %-encoded) path, query and fragment, NULL for a missing part, and fails an invalid URL
+# (spark.sql.ansi.enabled): the failure stays, it is no answer different from Athena's.
+for _name, _url_part, _decoded in (
+    ("url_extract_protocol", "PROTOCOL", False),
+    ("url_extract_host", "HOST", False),
+    ("url_extract_path", "PATH", True),
+    ("url_extract_query", "QUERY", True),
+    ("url_extract_fragment", "REF", True),
 ):
 
-    def _url(node: exp.Expression, part: str = _url_part) -> exp.Expression:
-        return call("parse_url", node.expressions[0], exp.Literal.string(part))
+    def _url(
+        node: exp.Expression, part: str = _url_part, decoded: bool = _decoded
+    ) -> exp.Expression:
+        [url] = node.expressions
+        value = call("parse_url", url, exp.Literal.string(part))
+        if decoded:
+            value = udf_call("uri_decode", value)
+        return typed(
+            spark("CASE WHEN _0 IS NULL THEN NULL ELSE coalesce(_1, '') END", url, value), "varchar"
+        )
 
     rewrites(_name, _name)(_url)
+
+
+@rewrites("url_extract_port", "url_extract_port")
+def _url_extract_port(node: exp.Expression) -> exp.Expression:
+    """java.net.URI's getPort: the digits after the host, NULL without them, or when the
+    authority is not a server's (no host: getHost is NULL) or the port passes an int."""
+    [url] = node.expressions
+    port = (
+        "CASE WHEN parse_url(_0, 'HOST') IS NULL THEN NULL ELSE try_cast(nullif(regexp_extract("
+        "parse_url(_0, 'AUTHORITY'), '^(?:[^@]*@)?(?:\\\\[[^\\\\]]*\\\\]|[^:]*):([0-9]*)$', 1), '') AS BIGINT) END"
+    )
+    return typed(
+        spark("CASE WHEN _1 > 2147483647 THEN NULL ELSE _1 END", url, spark(port, url)), "bigint"
+    )
+
+
+@rewrites("url_extract_parameter", "url_extract_parameter")
+def _url_extract_parameter(node: exp.Expression) -> exp.Expression:
+    """Trino's: the raw query split on '&', the first argument whose name (before its first
+    '=') is ``name``: its value URL-decoded, '' when it has no '='; NULL when none is."""
+    url, name = node.expressions
+    first = spark(
+        "get(filter(split(parse_url(_0, 'QUERY'), '&'), athena_a -> split(athena_a, '=', 2)[0] = _1), 0)",
+        url,
+        name,
+    )
+    text = "CASE WHEN _0 IS NULL THEN NULL WHEN instr(_0, '=') = 0 THEN '' ELSE _1 END"
+    value = udf_call("url_decode", spark("substr(_0, instr(_0, '=') + 1)", first))
+    return typed(spark(text, first, value), "varchar")
+
 
 _URL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-*_")
 

@@ -1,11 +1,11 @@
 """Window functions (Trino's ``functions/window.md``): the ranking and value functions, as
-sqlglot renders them for Spark. Aggregates over a window are aggregate.py's. Examples:
-``tests/conformance/examples/window.yml``.
+sqlglot renders them for Spark, and IGNORE/RESPECT NULLS of the value functions. Aggregates
+over a window are aggregate.py's. Examples: ``tests/conformance/examples/window.yml``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from sqlglot import exp
 
@@ -30,3 +30,18 @@ for _cls, _name in (
     (exp.Ntile, "ntile"),
 ):
     same(_cls, _name)
+
+
+# IGNORE NULLS / RESPECT NULLS: Trino takes them on the value functions only (first_value,
+# last_value, nth_value, lag, lead), Spark has the same clause with the same meaning
+_NULLS_TREATMENT = (exp.FirstValue, exp.LastValue, exp.NthValue, exp.Lag, exp.Lead)
+
+
+def _nulls_treatment(node: exp.Expression) -> Optional[str]:
+    if isinstance(node.this, _NULLS_TREATMENT) and isinstance(node.parent, exp.Window):
+        return None
+    return f"{node.sql('athena')} (IGNORE/RESPECT NULLS of other than a window's value function)"
+
+
+same(exp.IgnoreNulls, "ignore nulls", _nulls_treatment)
+same(exp.RespectNulls, "respect nulls", _nulls_treatment)
