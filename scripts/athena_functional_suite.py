@@ -41,12 +41,18 @@ SUITE = "dbt-athena/tests"
 ADAPTER_DIR = "tests/functional/adapter"
 SERVING = "# serving until Ctrl-C"
 OUTCOMES = ("passed", "failed", "skipped", "errors", "xfailed")
-# dbt's own lines that say why a node failed, most specific first.
+# dbt's lines that announce why a node failed; the reason is on a line after them.
 DBT_ERROR = re.compile(
-    r"^\s*(Database Error|Runtime Error|Compilation Error|Parsing Error|"
-    r"Unhandled error|Encountered an error)\b"
+    r"\b(Database Error|Runtime Error|Compilation Error|Parsing Error|Unhandled error)\b"
 )
-NOT_A_REASON = re.compile(r"^\s*(\d{2}:\d{2}:\d{2}\s*)?$|^\s*\(.*\)\s*$")
+# What is no reason: blank, "(models/x.sql)", a bare header, "Exception on worker thread".
+NOT_A_REASON = re.compile(
+    r"^\s*$|^\s*\(.*\)\s*$|^\s*(Database|Runtime|Compilation) Error\s*$|"
+    r"^\s*Exception on worker thread"
+)
+# Colours (junit writes ESC as "#x1B") and the time dbt puts before each line.
+COLOUR = re.compile(r"(\x1b|#x1B)\[[0-9;]*m")
+CLOCK = re.compile(r"^\s*\d{2}:\d{2}:\d{2}\s")
 
 
 # -- the suite ---------------------------------------------------------------------------
@@ -180,7 +186,9 @@ def run_pytest(command: List[str], root: Path, env: Dict[str, str], log: IO[str]
         assert process.stdout is not None
         for line in process.stdout:
             sys.stdout.write(line)
+            sys.stdout.flush()
             log.write(line)
+            log.flush()
         return process.wait()
 
 
@@ -215,18 +223,33 @@ def outcome_of(case: ET.Element) -> Tuple[str, Optional[ET.Element]]:
 
 
 def first_error_line(case: ET.Element, problem: ET.Element) -> str:
-    """dbt's first error line and the one after it (the reason), else the exception's
-    message's first line."""
+    """The exception's message, unless it is only a failed assertion; then the reason dbt
+    printed (the line after its first error header) in the failure or the captured output."""
+    message = (problem.get("message") or problem.text or "(no message)").strip()
+    first = message.splitlines()[0] if message else "(no message)"
+    if not first.startswith("AssertionError"):
+        reason = dbt_reason(message)
+        return (f"{first[:120]} | {reason}" if reason else first)[:400]
     texts = [problem.text or ""]
     texts += [(case.findtext(tag) or "") for tag in ("system-out", "system-err")]
     for text in texts:
-        lines = text.splitlines()
-        for i, line in enumerate(lines):
-            if DBT_ERROR.search(line):
-                reason = next((x for x in lines[i + 1 : i + 4] if not NOT_A_REASON.match(x)), "")
-                return f"{line.strip()}: {reason.strip()}"[:400]
-    message = (problem.get("message") or problem.text or "").strip().splitlines()
-    return (message[0] if message else "(no message)")[:400]
+        reason = dbt_reason(text)
+        if reason:
+            return f"{first[:120]} | {reason}"[:400]
+    return first[:400]
+
+
+def dbt_reason(text: str) -> str:
+    """The first line after a dbt error header that says something (JSON logs included:
+    their messages carry escaped newlines)."""
+    text = text.replace("\\n", "\n")
+    lines = [CLOCK.sub("", COLOUR.sub("", line)) for line in text.splitlines()]
+    for i, line in enumerate(lines):
+        if DBT_ERROR.search(line):
+            reason = next((x for x in lines[i + 1 : i + 5] if not NOT_A_REASON.match(x)), "")
+            if reason:
+                return reason.strip().split('", "')[0]
+    return ""
 
 
 def tabulate(junit: Path, root: Path) -> Dict[str, Module]:
@@ -267,7 +290,7 @@ def report(modules: Dict[str, Module]) -> str:
 def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--adapters", required=True, type=Path, help="a dbt-labs/dbt-adapters clone (bare too)"
+        "--adapters", type=Path, help="a dbt-labs/dbt-adapters clone (bare too); required"
     )
     parser.add_argument("--rev", default="HEAD", help="the clone's revision (default: HEAD)")
     parser.add_argument(
@@ -290,6 +313,12 @@ def parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         "--python", default=sys.executable, help="the venv's interpreter (default: this one)"
     )
     parser.add_argument("--startup-timeout", type=float, default=300)
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="DIR",
+        help="run nothing: print the table of an earlier run kept with --keep DIR",
+    )
     parser.add_argument("pytest_args", nargs="*", help="after --: more pytest arguments")
     return parser.parse_args(argv)
 
@@ -320,6 +349,12 @@ def measure(args: argparse.Namespace, work: Path) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse(argv)
+    if not (args.adapters or args.report):
+        raise SystemExit("--adapters PATH is required (a dbt-labs/dbt-adapters clone)")
+    if args.report:
+        root = args.report / "suite" / "dbt-athena"
+        print(report(tabulate(args.report / "junit.xml", root)))
+        return 0
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
         return measure(args, args.keep.resolve())
