@@ -40,6 +40,9 @@ from typing import IO, Dict, List, Optional, Sequence, Tuple
 SUITE = "dbt-athena/tests"
 ADAPTER_DIR = "tests/functional/adapter"
 SERVING = "# serving until Ctrl-C"
+# Buckets the suite expects to exist in dbt-athena's CI account: the catalogs v2 test's
+# external_volume (S3 Tables' table bucket is another service, which is not modelled).
+SUITE_BUCKETS = ("dbt-athena-integration-testing",)
 OUTCOMES = ("passed", "failed", "skipped", "errors", "xfailed")
 # dbt's lines that announce why a node failed; the reason is on a line after them.
 DBT_ERROR = re.compile(
@@ -142,6 +145,23 @@ class Served:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(30)
+
+
+def create_suite_buckets(env: Dict[str, str]) -> None:
+    import boto3
+
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=env["AWS_ENDPOINT_URL"],
+        region_name=env["AWS_DEFAULT_REGION"],
+        aws_access_key_id=env["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=env["AWS_SECRET_ACCESS_KEY"],
+    )
+    for bucket in SUITE_BUCKETS:
+        s3.create_bucket(
+            Bucket=bucket,
+            CreateBucketConfiguration={"LocationConstraint": env["AWS_DEFAULT_REGION"]},
+        )
 
 
 # -- pytest ------------------------------------------------------------------------------
@@ -334,6 +354,7 @@ def measure(args: argparse.Namespace, work: Path) -> int:
         served = Served(args.python, emulator_log, args.startup_timeout)
         try:
             env = suite_env(served.env, args.threads)
+            create_suite_buckets(env)
             code = run_pytest(pytest_command(args, root, junit), root, env, pytest_log)
         finally:
             served.stop()
@@ -343,7 +364,8 @@ def measure(args: argparse.Namespace, work: Path) -> int:
         return code or 1
     print(f"\n== dbt-athena functional suite on the emulator ({minutes:.1f} min) ==")
     print(report(tabulate(junit, root)))
-    print(f"\nlogs: {work}/pytest.log, {work}/emulator.log" if args.keep else "")
+    if args.keep:
+        print(f"\nlogs: {work}/pytest.log, {work}/emulator.log, dbt: {root}/logs/<schema>/dbt.log")
     return code
 
 
