@@ -263,7 +263,12 @@ rewrites(exp.StrToTime, "date_parse")(_quote_format_letters)
 
 @rewrites("second", "second")
 def second(node: exp.Expression) -> exp.Expression:
-    return spark("CAST(second(_0) AS BIGINT)", *node.expressions)
+    # sqlglot 30 parses second(x) as exp.Second (registered below), older releases as a call
+    value = node.this if isinstance(node, exp.Second) else node.expressions[0]
+    return spark("CAST(second(_0) AS BIGINT)", value)
+
+
+rewrites(exp.Second, "second")(second)
 
 
 @rewrites("to_milliseconds", "to_milliseconds")
