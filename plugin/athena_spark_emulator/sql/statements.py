@@ -212,9 +212,9 @@ class Engine:
     def temp_view(self, table: exp.Table, statement: Statement) -> str:
         name = syntax.table_name(table)
         if (name.database or statement.database).lower() == information_schema.SCHEMA:
-            return self.register(self.information_schema(table, statement))
+            return self.register(self.information_schema(table, name, statement))
         ref = self.table_ref(table, statement, "glue:GetTable")
-        entry = self.glue_entry(ref, str(syntax.table_name(table)))
+        entry = self.glue_entry(ref, str(name))
         if str(entry.get("TableType", "")).upper() == "VIRTUAL_VIEW":
             return self.register(self.view_frame(ref, entry))
         frame = self.table_frame(ref)
@@ -222,9 +222,8 @@ class Engine:
             return self.register(column_types.typed(frame, 6))
         return self.register(column_types.typed(_millisecond_timestamps(frame), 3))
 
-    def information_schema(self, table: exp.Table, statement: Statement) -> Any:
+    def information_schema(self, table: exp.Table, name: Name, statement: Statement) -> Any:
         """A table of ``information_schema`` (information_schema.py) of the catalog named."""
-        name = syntax.table_name(table)
         ref = self.table_ref(table, statement, "glue:GetTables")
         found = information_schema.rows(
             ref.table, (name.catalog or statement.catalog).lower(), ref.account

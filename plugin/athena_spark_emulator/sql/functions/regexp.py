@@ -95,14 +95,8 @@ def _regexp_position(node: exp.Expression) -> exp.Expression:
     return typed(udf_call("regexp_position", *args), "int")
 
 
-@udf("regexp_extract_group", "string")
-def regexp_extract_group(
-    string: Optional[str], pattern: Optional[str], group: Optional[int]
-) -> Optional[str]:
-    """Trino's regexp_extract of a group: NULL when nothing matches or the group took no
-    part in the match (Spark's regexp_extract gives '' for both)."""
-    if string is None or pattern is None or group is None:
-        return None
+def _with_group(pattern: str, group: int) -> re.Pattern:
+    """``pattern`` compiled, with Trino's errors for a group it does not have."""
     compiled = re.compile(pattern, re.ASCII)
     if group < 0:
         raise AthenaError("INVALID_FUNCTION_ARGUMENT: Group cannot be negative")
@@ -111,7 +105,18 @@ def regexp_extract_group(
             f"INVALID_FUNCTION_ARGUMENT: Pattern has {compiled.groups} groups. "
             f"Cannot access group {group}"
         )
-    found = compiled.search(string)
+    return compiled
+
+
+@udf("regexp_extract_group", "string")
+def regexp_extract_group(
+    string: Optional[str], pattern: Optional[str], group: Optional[int]
+) -> Optional[str]:
+    """Trino's regexp_extract of a group: NULL when nothing matches or the group took no
+    part in the match (Spark's regexp_extract gives '' for both)."""
+    if string is None or pattern is None or group is None:
+        return None
+    found = _with_group(pattern, group).search(string)
     return None if found is None else found.group(group)
 
 
@@ -141,14 +146,7 @@ def regexp_extract_all_group(
     where it took no part (Spark's gives '')."""
     if string is None or pattern is None or group is None:
         return None
-    compiled = re.compile(pattern, re.ASCII)
-    if group < 0:
-        raise AthenaError("INVALID_FUNCTION_ARGUMENT: Group cannot be negative")
-    if group > compiled.groups:
-        raise AthenaError(
-            f"INVALID_FUNCTION_ARGUMENT: Pattern has {compiled.groups} groups. "
-            f"Cannot access group {group}"
-        )
+    _with_group(pattern, group)  # Trino's errors for a group the pattern does not have
     return [found.group(group) for found in _matches(string, pattern, 0)]
 
 
