@@ -184,3 +184,16 @@ def test_a_view_keeps_athenas_column_types(emu: Emulator, source: str) -> None:
     assert rows == [["m", "decimal(36,8)"], ["mk", "decimal(28,2)"], ["y", "bigint"]]
     rows, _ = _results(emu, f"select typeof(m), typeof(y), sum(m) from money.{name}")
     assert rows == [["decimal(36,8)", "bigint", "54.18750000"]]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_a_product_spark_would_round_is_refused(emu: Emulator, source: str) -> None:
+    """sum(amount) * max(rate) is decimal(38,2) * decimal(18,6): Trino keeps the scale,
+    decimal(38,8) (75.96875000); Spark runs out of precision and rounds the product to
+    decimal(38,6). The emulator refuses it (NOT_SUPPORTED, naming the column and the fix)
+    rather than print digits Spark rounded away. On main: 75.968750."""
+    state, reason = run(emu, _query("select sum(amount) * max(rate) as v from {src}", source))
+    assert state == "FAILED"
+    assert reason.startswith("NOT_SUPPORTED: the Athena emulator cannot run the result column v")
+    assert "decimal(38,8)" in reason and "decimal(38,6)" in reason
+    assert "cast the operands to decimals of fewer digits" in reason

@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -208,7 +209,7 @@ class Engine:
         kinds = list(getattr(spark_sql, "athena_types", ()))
         for i in getattr(spark_sql, "json_columns", ()):  # Athena's type json, kept
             kinds[i : i + 1] = ["json"]
-        return athena_typed(frame, kinds)
+        return athena_typed(frame, kinds, statement.text)
 
     def temp_view(self, table: exp.Table, statement: Statement) -> str:
         name = syntax.table_name(table)
@@ -355,6 +356,23 @@ _NUMBERS = {
 _WIDER = ["ByteType", "ShortType", "IntegerType", "LongType"]
 
 
+def _lost_digits(spark_type: Any, athena: str) -> bool:
+    """Whether Spark computed a decimal with fewer fraction digits than Athena's type has
+    because it ran out of precision (Spark's decimal(38, s) with s below Athena's scale:
+    Spark rounds a product or sum to fit 38 digits, Trino keeps the scale and fails only
+    when the value does not fit): casting it back would print digits Spark rounded away."""
+    found = _DECIMAL.fullmatch(athena.replace(" ", ""))
+    return bool(
+        found
+        and type(spark_type).__name__ == "DecimalType"
+        and spark_type.precision == 38
+        and spark_type.scale < int(found.group(2))
+    )
+
+
+_DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
+
+
 def _athena_cast(spark_type: Any, athena: str) -> Optional[str]:
     """The Spark type a column of ``spark_type`` is cast to so that it holds Athena's type
     ``athena`` (None: it holds it already, or no cast is safe). Decimals are cast to
@@ -384,7 +402,7 @@ def _agrees(spark_type: Any, athena: str) -> bool:
     return have.split("(", 1)[0].strip() == base or athena == "json"
 
 
-def athena_typed(frame: Any, kinds: Sequence[Optional[str]]) -> Any:
+def athena_typed(frame: Any, kinds: Sequence[Optional[str]], statement: str = "") -> Any:
     """``frame`` with each column's Athena type (``kinds``, by position; None: unknown) in
     its metadata (:data:`ATHENA_TYPE`), and cast to it where Spark's type differs
     (:func:`_athena_cast`: Spark casts decimals rounding half up; with ANSI on an overflow
@@ -397,6 +415,14 @@ def athena_typed(frame: Any, kinds: Sequence[Optional[str]]) -> Any:
         frame.schema.fields, kinds[: len(frame.columns)]
     ):
         column = F.col("`" + spark_field.name.replace("`", "``") + "`")
+        if athena and _lost_digits(spark_field.dataType, athena):
+            raise Untranslatable(
+                f"the result column {spark_field.name} of type {athena}",
+                statement,
+                f"Spark computes it as {spark_field.dataType.simpleString()}, rounding away "
+                "fraction digits Athena keeps (Trino's DecimalOperators keep the scale up to "
+                "38 digits): cast the operands to decimals of fewer digits",
+            )
         cast = _athena_cast(spark_field.dataType, athena) if athena else None
         if cast is not None:
             column, changed = column.cast(cast), True
