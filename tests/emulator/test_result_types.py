@@ -197,3 +197,17 @@ def test_a_product_spark_would_round_is_refused(emu: Emulator, source: str) -> N
     assert reason.startswith("NOT_SUPPORTED: the Athena emulator cannot run the result column v")
     assert "decimal(38,8)" in reason and "decimal(38,6)" in reason
     assert "cast the operands to decimals of fewer digits" in reason
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_the_columns_behind_a_star_keep_athenas_types(emu: Emulator, source: str) -> None:
+    """dbt's contract check reads the types of ``select * from (<model>) where false
+    limit 0``: the columns behind the * have the model's Athena types (on main: integer for
+    year(d), and every decimal Precision 0)."""
+    inner = _query(PRODUCTS, source)
+    _, info = _results(emu, f"select * from ({inner}) as s where false limit 0")
+    assert [(c["Name"], c["Type"], c["Precision"], c["Scale"]) for c in info] == [
+        ("m", "decimal", 36, 8),
+        ("mk", "decimal", 28, 2),
+        ("y", "bigint", 19, 0),
+    ]

@@ -434,9 +434,11 @@ def athena_typed(frame: Any, kinds: Sequence[Optional[str]], statement: str = ""
 
 
 def type_of_field(spark_field: Any) -> str:
-    """A result column's Athena type: the translation's (:data:`ATHENA_TYPE`), else the
+    """A result column's Athena type: the translation's (:data:`ATHENA_TYPE`), else a
+    table column's own (column_types.TYPE_KEY: an Iceberg table's ``timestamp(6)``), else the
     one its Spark type gives (column_types.athena_type: ``decimal(10,2)``)."""
-    athena = spark_field.metadata.get(ATHENA_TYPE)
+    metadata = spark_field.metadata
+    athena = metadata.get(ATHENA_TYPE) or metadata.get(column_types.TYPE_KEY)
     return str(athena or column_types.athena_type(spark_field.dataType))
 
 

@@ -84,9 +84,7 @@ class SparkSql(str):
 def _values(tree: exp.Expression) -> List[exp.Expression]:
     """The result columns' expressions of ``tree``'s first SELECT, up to a ``*`` (whose
     columns the translation does not know)."""
-    select = tree
-    while isinstance(select, exp.SetOperation):
-        select = select.this
+    select = _first_select(tree)
     if not isinstance(select, exp.Select):
         return []
     found = []
@@ -108,6 +106,22 @@ def json_columns(tree: exp.Expression) -> frozenset:
     return frozenset(found)
 
 
+STAR_TYPES = "athena_star_types"
+
+
+def _first_select(tree: exp.Expression) -> exp.Expression:
+    while isinstance(tree, exp.SetOperation):
+        tree = tree.this
+    return tree
+
+
+def _has_star(tree: exp.Expression) -> bool:
+    select = _first_select(tree)
+    return isinstance(select, exp.Select) and any(
+        isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in select.expressions
+    )
+
+
 def output_types(tree: exp.Expression) -> Tuple[Optional[str], ...]:
     """The Athena type of each of ``tree``'s result columns (translated), as ``typeof``
     names it (``decimal(36,8)``, ``bigint``, ``timestamp(6)``); None where the translation
@@ -117,6 +131,9 @@ def output_types(tree: exp.Expression) -> Tuple[Optional[str], ...]:
     if isinstance(tree, exp.SetOperation):
         left, right = output_types(tree.this), output_types(tree.expression)
         return tuple(a if a == b else None for a, b in zip(left, right))
+    behind_star = tree.meta.get(STAR_TYPES) if tree._meta else None
+    if behind_star is not None:  # a * expanded by annotate (the columns of a subquery or CTE)
+        return tuple(behind_star)
     return tuple(typeof_name(value) for value in _values(tree))
 
 
@@ -252,6 +269,8 @@ def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> 
         found = node.meta.get("athena_node") if node._meta else None
         if found is not None and node.type is not None:
             nodes[found].type = node.type
+    if _has_star(tree):  # the columns behind a * (qualified on the copy), for output_types
+        tree.meta[STAR_TYPES] = tuple(typeof_name(value) for value in _values(work))
 
 
 def rewrite(tree: exp.Expression) -> exp.Expression:
