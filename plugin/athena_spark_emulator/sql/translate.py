@@ -140,10 +140,13 @@ def output_types(tree: exp.Expression) -> Tuple[Optional[str], ...]:
 def typeof_name(value: exp.Expression) -> Optional[str]:
     """``typeof(value)`` of a translated value (functions/conversion.py), None where the
     emulator cannot tell it."""
-    try:
-        named = typeof(exp.Typeof(this=value.copy()))
+    parent, key, index = value.parent, value.arg_key, value.index
+    try:  # typeof of the value in place (a copy would cost more than the translation)
+        named = typeof(exp.Typeof(this=value))
     except Refused:
         return None
+    finally:
+        value.parent, value.arg_key, value.index = parent, key, index
     return named.this if isinstance(named, exp.Literal) and named.is_string else None
 
 
