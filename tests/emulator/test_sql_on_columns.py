@@ -73,23 +73,7 @@ def test_timestamp_columns(emu: Emulator, kind: str, source: str, cte: bool) -> 
 
 
 @pytest.mark.parametrize("cte", [False, True], ids=["from", "import_cte"])
-@pytest.mark.parametrize(
-    "kind, source",
-    [
-        pytest.param(
-            kind,
-            source,
-            marks=pytest.mark.xfail(
-                kind == "iceberg",
-                strict=True,
-                reason="a timestamp(6) value whose microseconds are zero is printed with "
-                "milliseconds (.000, Athena: .000000): results do not know the precision yet",
-            ),
-        )
-        for kind, source in SOURCES
-    ],
-    ids=[s for _, s in SOURCES],
-)
+@pytest.mark.parametrize("kind, source", SOURCES, ids=[s for _, s in SOURCES])
 def test_date_trunc_keeps_the_precision(emu: Emulator, kind: str, source: str, cte: bool) -> None:
     hour = "2024-01-01 10:00:00.000" + ("000" if kind == "iceberg" else "")
     assert value(emu, "date_trunc('hour', t.started_at)", source, cte) == [hour]

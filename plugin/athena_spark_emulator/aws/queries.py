@@ -22,8 +22,8 @@ import time
 from typing import Any, Callable, Dict, Optional
 
 from athena_spark_emulator.aws.backend import EmulatorBackend, current
+from athena_spark_emulator.sql import results, syntax, udfs
 from athena_spark_emulator.sql import statements as sql_statements
-from athena_spark_emulator.sql import syntax, udfs
 from athena_spark_emulator.sql.functions.table import Fails
 from athena_spark_emulator.sql.statements import Engine, Outcome, Statement
 
@@ -271,6 +271,25 @@ def get_query_execution(original: Callable[[Any], Any], response: Any) -> Any:
 PAGE = 1000  # GetQueryResults' largest MaxResults
 
 
+def column_info(name: str, athena: str) -> Dict[str, Any]:
+    """One column's ``ColumnInfo`` as Athena gives it: its type's name, with a decimal's
+    precision and scale, a varchar's length, a timestamp's fraction digits, and the
+    precisions Athena gives the other types (results.column_info)."""
+    kind, precision, scale = results.column_info(athena)
+    return {
+        "CatalogName": "hive",
+        "SchemaName": "",
+        "TableName": "",
+        "Name": name,
+        "Label": name,
+        "Type": kind,
+        "Precision": precision,
+        "Scale": scale,
+        "Nullable": "UNKNOWN",
+        "CaseSensitive": kind in ("varchar", "char"),
+    }
+
+
 def get_query_results(backend: EmulatorBackend, response: Any) -> Optional[str]:
     """``GetQueryResults`` of a statement the emulator ran (None: leave it to moto).
 
@@ -293,21 +312,7 @@ def get_query_results(backend: EmulatorBackend, response: Any) -> Optional[str]:
                 {"Data": [{} if v is None else {"VarCharValue": v} for v in row]} for row in page
             ],
             "ResultSetMetadata": {
-                "ColumnInfo": [
-                    {
-                        "CatalogName": "hive",
-                        "SchemaName": "",
-                        "TableName": "",
-                        "Name": name,
-                        "Label": name,
-                        "Type": kind,
-                        "Precision": 0,
-                        "Scale": 0,
-                        "Nullable": "UNKNOWN",
-                        "CaseSensitive": kind == "varchar",
-                    }
-                    for name, kind in outcome.columns
-                ]
+                "ColumnInfo": [column_info(name, kind) for name, kind in outcome.columns]
             },
         },
         "UpdateCount": outcome.update_count if outcome.update_count is not None else 0,

@@ -23,7 +23,7 @@ from athena_spark_emulator.accounts.catalog import (
     is_iceberg,
 )
 from athena_spark_emulator.core.constants import REGION
-from athena_spark_emulator.sql import results, syntax
+from athena_spark_emulator.sql import syntax
 from athena_spark_emulator.sql.statements import (
     VIEW_TEXT_PREFIX,
     Engine,
@@ -36,6 +36,7 @@ from athena_spark_emulator.sql.statements import (
     _without_json,
     glue_columns,
     handles,
+    type_of_field,
 )
 from athena_spark_emulator.sql.syntax import Untranslatable
 
@@ -245,11 +246,7 @@ def create_view(engine: Engine, statement: Statement) -> Outcome:
         "catalog": statement.catalog,
         "schema": statement.database,
         "columns": [
-            {
-                "name": f.name.lower(),
-                "type": f.metadata.get("athena_type") or results.athena_type(f.dataType),
-            }
-            for f in frame.schema.fields
+            {"name": f.name.lower(), "type": type_of_field(f)} for f in frame.schema.fields
         ],
     }
     encoded = base64.b64encode(json.dumps(definition).encode()).decode()

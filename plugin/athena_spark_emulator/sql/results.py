@@ -7,7 +7,8 @@ from __future__ import annotations
 import datetime
 import decimal
 import math
-from typing import Any, Optional
+import re
+from typing import Any, Optional, Tuple
 
 _SIMPLE_TYPES = {
     "StringType": "varchar",
@@ -57,9 +58,11 @@ def athena_type(spark_type: Any) -> str:
     )
 
 
-def athena_value(value: Any, spark_type: str = "") -> Optional[str]:
+def athena_value(value: Any, spark_type: str = "", digits: Optional[int] = None) -> Optional[str]:
     """A value as Athena's result text (None: SQL NULL, sent without ``VarCharValue``);
-    ``spark_type`` is the class name of the column's Spark type, where it matters."""
+    ``spark_type`` is the class name of the column's Spark type, where it matters;
+    ``digits`` the fraction digits of the column's Athena timestamp type
+    (:func:`fraction_digits`: a timestamp(6) prints 6 digits, zeros too)."""
     if value is None:
         return None
     if spark_type == "YearMonthIntervalType" and isinstance(value, int):
@@ -67,7 +70,7 @@ def athena_value(value: Any, spark_type: str = "") -> Optional[str]:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (datetime.datetime, datetime.timedelta)):
-        return time_text(value)
+        return time_text(value, digits)
     if isinstance(value, (datetime.date, decimal.Decimal, int, float, str)):
         return _non_finite(value) if isinstance(value, float) else str(value)
     if isinstance(value, (bytes, bytearray)):
@@ -100,13 +103,13 @@ def _nested(value: Any) -> str:
     return "null" if text is None else text
 
 
-def time_text(value: Any) -> str:
-    """A timestamp with milliseconds, or microseconds when there are any; an interval day
-    to second as ``1 02:03:04.000``."""
+def time_text(value: Any, digits: Optional[int] = None) -> str:
+    """A timestamp with milliseconds, or microseconds when there are any or it is a
+    timestamp(6) (``digits``); an interval day to second as ``1 02:03:04.000``."""
     if isinstance(value, datetime.timedelta):
         return interval_text(value)
     text = value.strftime("%Y-%m-%d %H:%M:%S.%f")
-    return text[:-3] if value.microsecond % 1000 == 0 else text
+    return text[:-3] if value.microsecond % 1000 == 0 and digits != 6 else text
 
 
 def interval_text(value: datetime.timedelta) -> str:
@@ -124,3 +127,48 @@ def months_text(months: int) -> str:
     """An interval year to month as Athena prints it: ``3-5``."""
     sign = "-" if months < 0 else ""
     return f"{sign}{abs(months) // 12}-{abs(months) % 12}"
+
+
+_TIMESTAMP = re.compile(r"timestamp\((\d+)\)")
+
+
+def fraction_digits(athena: str) -> Optional[int]:
+    """The fraction digits of a column whose Athena type is ``athena`` when it is a
+    timestamp(p) (None: not one)."""
+    found = _TIMESTAMP.fullmatch(athena.strip())
+    return int(found.group(1)) if found else None
+
+
+# ColumnInfo's Precision of the types whose precision is not in their name, as Athena
+# reports them (PyAthena's test suite, recorded from Athena: tests/pyathena/.../test_cursor.py
+# ``description``); a decimal(p,s) is p and s, a varchar(n) n, a timestamp(p) p.
+_PRECISION = {
+    "tinyint": 3,
+    "smallint": 5,
+    "integer": 10,
+    "bigint": 19,
+    "real": 17,  # Athena names a Hive float column's type "float", precision 17
+    "float": 17,
+    "double": 17,
+    "varchar": 2147483647,
+    "timestamp": 3,
+    "time": 3,
+    "timestamp with time zone": 3,
+    "varbinary": 1073741824,
+}
+_SIZED = re.compile(r"(?P<base>[a-z ]+?)\s*\((?P<p>\d+)(?:\s*,\s*(?P<s>\d+))?\)(?P<rest>.*)")
+
+
+def column_info(athena: str) -> Tuple[str, int, int]:
+    """ColumnInfo's ``Type``, ``Precision`` and ``Scale`` of a column of Athena type
+    ``athena``: ``decimal(36,8)`` is ("decimal", 36, 8), ``varchar`` ("varchar",
+    2147483647, 0), ``timestamp(6) with time zone`` ("timestamp with time zone", 6, 0),
+    ``array(integer)`` ("array", 0, 0)."""
+    text = athena.strip().lower()
+    if text.startswith(("array", "map", "row")):
+        return text.split("(", 1)[0].strip(), 0, 0
+    sized = _SIZED.fullmatch(text)
+    if sized:
+        base = (sized.group("base") + sized.group("rest")).strip()
+        return base, int(sized.group("p")), int(sized.group("s") or 0)
+    return text, _PRECISION.get(text, 0), 0

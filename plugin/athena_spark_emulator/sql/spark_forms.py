@@ -87,7 +87,7 @@ def type_of(node: exp.Expression) -> Optional[exp.DataType]:
             return found
         return node.to
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
-        return _arithmetic_type(node)
+        return arithmetic_type(node)
     found = node.type
     if found is None or found.this in (exp.DataType.Type.UNKNOWN, exp.DataType.Type.NULL):
         if LAMBDA_TYPES and isinstance(node, (exp.Column, exp.Identifier, exp.Dot)):
@@ -96,15 +96,16 @@ def type_of(node: exp.Expression) -> Optional[exp.DataType]:
     return found
 
 
-def _arithmetic_type(node: exp.Expression) -> Optional[exp.DataType]:
+def arithmetic_type(node: exp.Expression) -> Optional[exp.DataType]:
     """Trino's result type of + - * % (None: unknown, or a decimal sqlglot cannot size)."""
     left, right = type_of(node.this), type_of(node.expression)
     if left is None or right is None:
         return None
     if is_integral(left) and is_integral(right):
         return wider_integral(left, right)
-    if is_double(left) or is_double(right):
-        return exp.DataType.build("double")
+    if is_double(left) or is_double(right):  # real with a number is real (Trino's RealOperators)
+        double = exp.DataType.Type.DOUBLE in (left.this, right.this)
+        return exp.DataType.build("double" if double else "real")
     a, b = decimal_parts(left), decimal_parts(right)
     if a is None or b is None:
         return None
@@ -118,6 +119,22 @@ def _arithmetic_type(node: exp.Expression) -> Optional[exp.DataType]:
         scale = max(s1, s2)
         precision = min(38, max(p1 - s1, p2 - s2) + scale + 1)
     return exp.DataType.build(f"decimal({precision},{scale})")
+
+
+def decimal_division(
+    left: Optional[exp.DataType], right: Optional[exp.DataType]
+) -> Optional[exp.DataType]:
+    """Trino's type of a decimal division (DecimalOperators.divide): scale max(s1, s2),
+    precision min(38, p1 + s2 + max(0, s2 - s1)); an integral operand is a decimal of its
+    digits. None: not a decimal division, or an operand of unknown size."""
+    if not (is_decimal(left) or is_decimal(right)) or left is None or right is None:
+        return None
+    a, b = decimal_parts(left), decimal_parts(right)
+    if a is None or b is None:
+        return None
+    (p1, s1), (_p2, s2) = a, b
+    scale = max(s1, s2)
+    return exp.DataType.build(f"decimal({min(38, p1 + s2 + max(0, s2 - s1))},{scale})")
 
 
 def literal_type(text: str) -> exp.DataType:

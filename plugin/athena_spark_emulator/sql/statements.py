@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -203,11 +204,12 @@ class Engine:
         frame = self.sql(spark_sql)
         names = translate.athena_names(frame.columns)
         frame = frame if names == frame.columns else frame.toDF(*names)
-        json_columns = getattr(spark_sql, "json_columns", ())
-        if json_columns and len(set(names)) == len(names):  # Athena's type json, kept
-            for i in sorted(json_columns):
-                frame = frame.withMetadata(names[i], {"athena_type": "json"})
-        return frame
+        if len(set(names)) != len(names):
+            return frame  # a column cannot be told from another by name
+        kinds = list(getattr(spark_sql, "athena_types", ()))
+        for i in getattr(spark_sql, "json_columns", ()):  # Athena's type json, kept
+            kinds[i : i + 1] = ["json"]
+        return athena_typed(frame, kinds, statement.text)
 
     def temp_view(self, table: exp.Table, statement: Statement) -> str:
         name = syntax.table_name(table)
@@ -334,22 +336,123 @@ def _without_json(frame: Any, statement: Statement) -> Any:
     """A query whose rows a statement writes: a JSON column is refused (Athena's tables have
     no json type, and it does not write one as varchar)."""
     for column in frame.schema.fields:
-        if column.metadata.get("athena_type") == "json":
+        if column.metadata.get(ATHENA_TYPE) == "json":
             raise Untranslatable(f"writing the JSON value {column.name} to a table", statement.text)
     return frame
 
 
+#: Spark column metadata: the column's Athena type as the translation gives it (one type
+#: per value: GetQueryResults' ColumnInfo, a view's columns, the Glue columns of a CTAS).
+ATHENA_TYPE = "athena_type"
+# Spark's types that stand for Athena's numbers, by the Athena type's name
+_NUMBERS = {
+    "tinyint": "ByteType",
+    "smallint": "ShortType",
+    "integer": "IntegerType",
+    "bigint": "LongType",
+    "real": "FloatType",
+    "double": "DoubleType",
+}
+_WIDER = ["ByteType", "ShortType", "IntegerType", "LongType"]
+
+
+def _lost_digits(spark_type: Any, athena: str) -> bool:
+    """Whether Spark computed a decimal with fewer fraction digits than Athena's type has
+    because it ran out of precision (Spark's decimal(38, s) with s below Athena's scale:
+    Spark rounds a product or sum to fit 38 digits, Trino keeps the scale and fails only
+    when the value does not fit): casting it back would print digits Spark rounded away."""
+    found = _DECIMAL.fullmatch(athena.replace(" ", ""))
+    return bool(
+        found
+        and type(spark_type).__name__ == "DecimalType"
+        and spark_type.precision == 38
+        and spark_type.scale < int(found.group(2))
+    )
+
+
+_DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
+
+
+def _athena_cast(spark_type: Any, athena: str) -> Optional[str]:
+    """The Spark type a column of ``spark_type`` is cast to so that it holds Athena's type
+    ``athena`` (None: it holds it already, or no cast is safe). Decimals are cast to
+    Athena's precision and scale (Spark sizes products and sums otherwise: decimal(18,2) *
+    decimal(18,6) is decimal(37,8) in Spark, decimal(36,8) in Trino's DecimalOperators);
+    an integral type only widens (year() is integer in Spark, bigint in Trino), real only
+    to double. A cast between other kinds of type (a double where Athena has a decimal)
+    would change values: not made."""
+    name = type(spark_type).__name__
+    if athena.startswith("decimal(") and name == "DecimalType":
+        wanted = athena.replace(" ", "")
+        have = f"decimal({spark_type.precision},{spark_type.scale})"
+        return None if wanted == have else wanted
+    target = _NUMBERS.get(athena)
+    if target is None or target == name:
+        return None
+    if target in _WIDER and name in _WIDER and _WIDER.index(target) > _WIDER.index(name):
+        return athena
+    return athena if (name, target) == ("FloatType", "DoubleType") else None
+
+
+def _agrees(spark_type: Any, athena: str) -> bool:
+    """Whether a Spark column of ``spark_type`` holds values of the Athena type ``athena``
+    (the metadata then names ``athena``; else Spark's own type stands)."""
+    have = column_types.athena_type(spark_type)
+    base = athena.split("(", 1)[0].strip()
+    return have.split("(", 1)[0].strip() == base or athena == "json"
+
+
+def athena_typed(frame: Any, kinds: Sequence[Optional[str]], statement: str = "") -> Any:
+    """``frame`` with each column's Athena type (``kinds``, by position; None: unknown) in
+    its metadata (:data:`ATHENA_TYPE`), and cast to it where Spark's type differs
+    (:func:`_athena_cast`: Spark casts decimals rounding half up; with ANSI on an overflow
+    fails, NUMERIC_VALUE_OUT_OF_RANGE): the rows, the result's types, a view's columns and
+    a CTAS's Glue columns and files then all have Athena's type."""
+    from pyspark.sql import functions as F
+
+    columns, changed = [], False
+    for spark_field, athena in itertools.zip_longest(
+        frame.schema.fields, kinds[: len(frame.columns)]
+    ):
+        column = F.col("`" + spark_field.name.replace("`", "``") + "`")
+        if athena and _lost_digits(spark_field.dataType, athena):
+            raise Untranslatable(
+                f"the result column {spark_field.name} of type {athena}",
+                statement,
+                f"Spark computes it as {spark_field.dataType.simpleString()}, rounding away "
+                "fraction digits Athena keeps (Trino's DecimalOperators keep the scale up to "
+                "38 digits): cast the operands to decimals of fewer digits",
+            )
+        cast = _athena_cast(spark_field.dataType, athena) if athena else None
+        if cast is not None:
+            column, changed = column.cast(cast), True
+        if athena and (cast is not None or _agrees(spark_field.dataType, athena)):
+            metadata = {**spark_field.metadata, ATHENA_TYPE: athena}
+            column, changed = column.alias(spark_field.name, metadata=metadata), True
+        columns.append(column)
+    return frame.select(*columns) if changed else frame
+
+
+def type_of_field(spark_field: Any) -> str:
+    """A result column's Athena type: the translation's (:data:`ATHENA_TYPE`), else a
+    table column's own (column_types.TYPE_KEY: an Iceberg table's ``timestamp(6)``), else the
+    one its Spark type gives (column_types.athena_type: ``decimal(10,2)``)."""
+    metadata = spark_field.metadata
+    athena = metadata.get(ATHENA_TYPE) or metadata.get(column_types.TYPE_KEY)
+    return str(athena or column_types.athena_type(spark_field.dataType))
+
+
 def result_of(frame: Any) -> Outcome:
+    """A query's rows as GetQueryResults gives them; each column with its Athena type
+    (``decimal(36,8)``: aws/queries.py makes ColumnInfo's Type, Precision and Scale of it)."""
     rows = frame.collect()
-    columns = [
-        (f.name.lower(), f.metadata.get("athena_type") or results.athena_type(f.dataType))
-        for f in frame.schema.fields
-    ]
+    columns = [(f.name.lower(), type_of_field(f)) for f in frame.schema.fields]
     kinds = [type(f.dataType).__name__ for f in frame.schema.fields]
+    digits = [results.fraction_digits(kind) for _, kind in columns]
     return Outcome(
         "DML",
         columns,
-        [[results.athena_value(v, k) for v, k in zip(row, kinds)] for row in rows],
+        [[results.athena_value(v, k, d) for v, k, d in zip(row, kinds, digits)] for row in rows],
         len(rows),
     )
 

@@ -7,13 +7,15 @@ from __future__ import annotations
 import contextlib
 import re
 from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional
+from typing import Any, List, Mapping, Optional, Tuple
 
 import sqlglot
 from sqlglot import exp
 
+from athena_spark_emulator.sql.functions.conversion import typeof
 from athena_spark_emulator.sql.functions.table import TABLE, Refused
 from athena_spark_emulator.sql.query_shapes import unnest_generator
+from athena_spark_emulator.sql.return_types import EXPRESSION_METADATA
 from athena_spark_emulator.sql.spark_forms import literal_type, type_of
 from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable
 
@@ -45,6 +47,7 @@ def to_spark(
         name_columns(copy)
         copy = athena_semantics(copy, schemas or {})
         found = json_columns(copy)
+        kinds = output_types(copy)
         # the tree is this call's own copy: the generator need not copy it again
         spark_sql = SparkSql(
             sqlglot.Dialect.get_or_raise("spark").generate(
@@ -52,6 +55,7 @@ def to_spark(
             )
         )
         spark_sql.json_columns = found
+        spark_sql.athena_types = kinds
         return spark_sql
     except Refused as refused:
         text = text or query.sql(DIALECT)
@@ -70,28 +74,80 @@ def to_spark(
 
 class SparkSql(str):
     """A query's Spark SQL, with the positions of the result columns whose Athena type is
-    ``json`` (Spark holds them as strings; GetQueryResults reports ``json``)."""
+    ``json`` (Spark holds them as strings; GetQueryResults reports ``json``) and the
+    Athena type of each result column (:func:`output_types`)."""
 
     json_columns: frozenset = frozenset()
+    athena_types: Tuple[Optional[str], ...] = ()
+
+
+def _values(tree: exp.Expression) -> List[exp.Expression]:
+    """The result columns' expressions of ``tree``'s first SELECT, up to a ``*`` (whose
+    columns the translation does not know)."""
+    select = _first_select(tree)
+    if not isinstance(select, exp.Select):
+        return []
+    found = []
+    for projection in select.expressions:
+        if isinstance(projection, exp.Star) or isinstance(projection.this, exp.Star):
+            break
+        found.append(projection.this if isinstance(projection, exp.Alias) else projection)
+    return found
 
 
 def json_columns(tree: exp.Expression) -> frozenset:
     """The positions of ``tree``'s result columns that the translation knows are JSON
     values (up to a ``*``, whose columns it does not know)."""
-    select = tree
-    while isinstance(select, exp.SetOperation):
-        select = select.this
-    if not isinstance(select, exp.Select):
-        return frozenset()
     found = set()
-    for i, projection in enumerate(select.expressions):
-        if isinstance(projection, exp.Star) or isinstance(projection.this, exp.Star):
-            break
-        value = projection.this if isinstance(projection, exp.Alias) else projection
+    for i, value in enumerate(_values(tree)):
         kind = type_of(value)
         if kind is not None and kind.this == exp.DataType.Type.JSON:
             found.add(i)
     return frozenset(found)
+
+
+STAR_TYPES = "athena_star_types"
+
+
+def _first_select(tree: exp.Expression) -> exp.Expression:
+    while isinstance(tree, exp.SetOperation):
+        tree = tree.this
+    return tree
+
+
+def _has_star(tree: exp.Expression) -> bool:
+    select = _first_select(tree)
+    return isinstance(select, exp.Select) and any(
+        isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in select.expressions
+    )
+
+
+def output_types(tree: exp.Expression) -> Tuple[Optional[str], ...]:
+    """The Athena type of each of ``tree``'s result columns (translated), as ``typeof``
+    names it (``decimal(36,8)``, ``bigint``, ``timestamp(6)``); None where the translation
+    cannot tell it (then Spark's type stands). A set operation's columns have a type where
+    every branch agrees on it (Trino's UNION coerces to the common super type: left to
+    Spark's where they differ)."""
+    if isinstance(tree, exp.SetOperation):
+        left, right = output_types(tree.this), output_types(tree.expression)
+        return tuple(a if a == b else None for a, b in zip(left, right))
+    behind_star = tree.meta.get(STAR_TYPES) if tree._meta else None
+    if behind_star is not None:  # a * expanded by annotate (the columns of a subquery or CTE)
+        return tuple(behind_star)
+    return tuple(typeof_name(value) for value in _values(tree))
+
+
+def typeof_name(value: exp.Expression) -> Optional[str]:
+    """``typeof(value)`` of a translated value (functions/conversion.py), None where the
+    emulator cannot tell it."""
+    parent, key, index = value.parent, value.arg_key, value.index
+    try:  # typeof of the value in place (a copy would cost more than the translation)
+        named = typeof(exp.Typeof(this=value))
+    except Refused:
+        return None
+    finally:
+        value.parent, value.arg_key, value.index = parent, key, index
+    return named.this if isinstance(named, exp.Literal) and named.is_string else None
 
 
 UNNAMED_PREFIX = "__athena_col"
@@ -134,49 +190,6 @@ def expression_to_spark(node: exp.Expression) -> str:
         raise Untranslatable(refused.construct, node.sql(DIALECT), refused.why) from None
 
 
-_NEEDS_TYPES = (
-    exp.Div,
-    exp.DPipe,
-    exp.Cast,
-    exp.TryCast,
-    exp.DateAdd,
-    exp.DateDiff,
-    exp.TimestampTrunc,
-    exp.DateTrunc,
-    exp.Unnest,
-    exp.Bracket,
-    exp.Length,
-    exp.Format,
-    exp.Typeof,
-    exp.Anonymous,
-    exp.Extract,
-    exp.GroupConcat,
-    exp.Sign,
-    exp.CosineDistance,
-    exp.Decode,
-    exp.FromBase64,
-    exp.Ceil,
-    exp.Floor,
-    exp.JSONArrayContains,
-    exp.JSONObject,
-    exp.JSONFormat,
-    # functions/aggregate.py, math.py, array.py, comparison.py: by their arguments' types
-    exp.ApproxQuantile,
-    exp.BitwiseAndAgg,
-    exp.BitwiseOrAgg,
-    exp.Trunc,
-    exp.ArrayMax,
-    exp.ArrayMin,
-    exp.Greatest,
-    exp.EQ,
-    exp.NEQ,
-    exp.GT,
-    exp.GTE,
-    exp.LT,
-    exp.LTE,
-)
-
-
 def athena_semantics(
     tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]
 ) -> exp.Expression:
@@ -184,8 +197,7 @@ def athena_semantics(
     for what is not in it), typed as far as needed, and rewritten into Spark forms with
     Athena's semantics."""
     check(tree)
-    if tree.find(*_NEEDS_TYPES):
-        annotate(tree, schemas)
+    annotate(tree, schemas)  # every result column gets its Athena type (output_types)
     unnests = tree.find(exp.Unnest) is not None
     if unnests:
         _from_unnest_check(tree)
@@ -246,7 +258,7 @@ def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> 
         {name: dict(cols) for name, cols in schemas.items()}, dialect=DIALECT, normalize=False
     )
     if not tree.find(exp.Column):
-        annotate_types(tree, schema=schema, dialect=DIALECT)
+        annotate_types(tree, schema=schema, expression_metadata=EXPRESSION_METADATA)
         return
     nodes = list(tree.walk())
     for number, node in enumerate(nodes):
@@ -255,11 +267,13 @@ def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> 
     # on failure the columns' types stay unknown: what needs them is refused
     with contextlib.suppress(Exception):
         qualify_columns(work, schema, expand_stars=True)
-    annotate_types(work, schema=schema, dialect=DIALECT)
+    annotate_types(work, schema=schema, expression_metadata=EXPRESSION_METADATA)
     for node in work.walk():
         found = node.meta.get("athena_node") if node._meta else None
         if found is not None and node.type is not None:
             nodes[found].type = node.type
+    if _has_star(tree):  # the columns behind a * (qualified on the copy), for output_types
+        tree.meta[STAR_TYPES] = tuple(typeof_name(value) for value in _values(work))
 
 
 def rewrite(tree: exp.Expression) -> exp.Expression:

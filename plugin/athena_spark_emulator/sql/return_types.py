@@ -1,0 +1,244 @@
+"""Athena's (Trino 410's) result types where sqlglot's type annotation gives others: the
+one place the translation's type model learns them. ``translate.annotate`` passes
+:data:`EXPRESSION_METADATA` (sqlglot's Athena annotators with these on top) to sqlglot's
+``annotate_types``, so a CTE's or a subquery's column has the type Athena gives it, and
+every output column of a query gets its Athena type (``typeof``, ``GetQueryResults``'
+``ColumnInfo``, the Glue columns of a CTAS and its data files agree).
+
+The rules, each from Trino 410's source (``core/trino-main``):
+
+- ``+ - * / %``: ``DecimalOperators`` (an integral operand is a decimal of its digits:
+  integer is decimal(10,0)); integers ``wider`` of the two; a double or real makes a double
+  or real (spark_forms.arithmetic_type and decimal_division).
+- aggregates, ``io.trino.operator.aggregation``: ``sum`` of a decimal(p,s) is
+  decimal(38,s) (``DecimalSumAggregation``), of an integral type bigint
+  (``LongSumAggregation``), of real real, of double double; ``avg`` of a decimal(p,s) is
+  decimal(p,s) (``DecimalAverageAggregation``), of an integral type double
+  (``AverageAggregations``), of real real; ``min``/``max``/``arbitrary``/``min_by``/
+  ``max_by``: their (first) argument's type; ``map_agg(k, v)`` map(K,V),
+  ``histogram(x)`` map(X,bigint), ``checksum`` varbinary.
+- ``coalesce``, ``CASE``, ``IF``, ``greatest``, ``least``: the arguments' common super type
+  (``TypeCoercion.getCommonSuperType``): decimals widen to max(integral digits) + max(scale)
+  (at most 38), an integral type joins a decimal as decimal of its digits, any double makes
+  a double, else real; varchar(n) and varchar(m) are varchar(max(n, m)).
+- date and time fields (``DateTimeFunctions``: year, quarter, month, week, day,
+  day_of_week, day_of_year, hour, minute, second, millisecond, year_of_week and extract)
+  are bigint, where sqlglot says tinyint or integer; so is array_position
+  (``ArrayFunctions``); ``sequence`` of integral types is array(bigint)
+  (``SequenceFunction``); ``try(x)`` has x's type.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+
+from athena_spark_emulator.sql.spark_forms import (
+    arithmetic_type,
+    decimal_division,
+    decimal_parts,
+    is_decimal,
+    is_double,
+    is_integral,
+    is_text,
+    type_of,
+    wider_integral,
+)
+
+T = exp.DataType.Type
+Annotator = Callable[[Any, exp.Expression], Any]
+
+
+def _type(text: str) -> exp.DataType:
+    return exp.DataType.build(text)
+
+
+def _is_null(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Null) or (
+        node.type is not None and node.type.this == T.NULL and not isinstance(node, exp.Column)
+    )
+
+
+def common_super_type(nodes: List[exp.Expression]) -> Optional[exp.DataType]:
+    """Trino's common super type of ``nodes``' types (TypeCoercion.getCommonSuperType) for
+    the numbers and text; None where one is unknown or the rule is not modelled here."""
+    kinds = [type_of(n) for n in nodes if not _is_null(n)]
+    if not kinds or any(k is None for k in kinds):
+        return None
+    first = kinds[0]
+    assert first is not None
+    if all(k is not None and k == first for k in kinds):
+        return first
+    if all(is_integral(k) for k in kinds):
+        out = first
+        for k in kinds[1:]:
+            out = wider_integral(out, k)  # type: ignore[arg-type]
+        return out
+    if all(is_integral(k) or is_decimal(k) or is_double(k) for k in kinds):
+        return _number_super_type(kinds)  # type: ignore[arg-type]
+    if all(is_text(k) and k is not None and k.this == T.VARCHAR for k in kinds):
+        sizes = [k.expressions for k in kinds if k is not None]
+        if all(sizes):
+            return _type(f"varchar({max(int(s[0].this.this) for s in sizes)})")
+        return _type("varchar")
+    return None
+
+
+def _number_super_type(kinds: List[exp.DataType]) -> Optional[exp.DataType]:
+    """Numbers: any double makes a double, else any real a real; decimals (and integral
+    types as decimals of their digits) widen to the most integral digits and the largest
+    scale, at most 38 digits."""
+    if any(k.this == T.DOUBLE for k in kinds):
+        return _type("double")
+    if any(is_double(k) for k in kinds):
+        return _type("real")
+    parts = [decimal_parts(k) for k in kinds]
+    if any(p is None for p in parts):
+        return None
+    scale = max(s for _, s in parts)  # type: ignore[misc]
+    digits = max(p - s for p, s in parts)  # type: ignore[misc]
+    return _type(f"decimal({min(38, digits + scale)},{scale})")
+
+
+def _set(annotator: Any, node: exp.Expression, kind: Optional[exp.DataType]) -> None:
+    annotator._set_type(node, kind if kind is not None else exp.DataType.Type.UNKNOWN)
+
+
+def _of_common(*args: str) -> Annotator:
+    def annotate(annotator: Any, node: exp.Expression) -> None:
+        values: List[exp.Expression] = []
+        for name in args:
+            found = node.args.get(name)
+            values.extend(found if isinstance(found, list) else [found] if found else [])
+        _set(annotator, node, common_super_type(values))
+
+    return annotate
+
+
+def _case(annotator: Any, node: exp.Expression) -> None:
+    values = [when.args["true"] for when in node.args.get("ifs") or []]
+    if node.args.get("default") is not None:
+        values.append(node.args["default"])
+    _set(annotator, node, common_super_type(values))
+
+
+def _arithmetic(annotator: Any, node: exp.Expression) -> None:
+    _set(annotator, node, arithmetic_type(node))
+
+
+def _division(annotator: Any, node: exp.Expression) -> None:
+    left, right = type_of(node.this), type_of(node.expression)
+    if is_integral(left) and is_integral(right):
+        _set(annotator, node, wider_integral(left, right))  # type: ignore[arg-type]
+    elif is_double(left) or is_double(right):
+        double = any(k is not None and k.this == T.DOUBLE for k in (left, right))
+        both = left is not None and right is not None
+        _set(annotator, node, _type("double" if double or not both else "real"))
+    else:
+        _set(annotator, node, decimal_division(left, right))
+
+
+def _sum(annotator: Any, node: exp.Expression) -> None:
+    kind = type_of(node.this)
+    if is_decimal(kind):
+        parts = decimal_parts(kind)  # type: ignore[arg-type]
+        _set(annotator, node, _type(f"decimal(38,{parts[1]})") if parts else None)
+    elif is_integral(kind):
+        _set(annotator, node, _type("bigint"))
+    elif is_double(kind):
+        _set(annotator, node, kind)
+    else:
+        _set(annotator, node, None)
+
+
+def _avg(annotator: Any, node: exp.Expression) -> None:
+    kind = type_of(node.this)
+    if is_decimal(kind) and kind is not None and kind.expressions:
+        _set(annotator, node, kind)
+    elif is_integral(kind):
+        _set(annotator, node, _type("double"))
+    elif is_double(kind):
+        _set(annotator, node, kind)
+    else:
+        _set(annotator, node, None)
+
+
+def _first_argument(annotator: Any, node: exp.Expression) -> None:
+    _set(annotator, node, type_of(node.this))
+
+
+def _anonymous(annotator: Any, node: exp.Expression) -> None:
+    """Functions sqlglot parses as Anonymous, by name (map_agg, histogram, checksum)."""
+    name = str(node.name).lower()
+    args = node.expressions
+    kinds = [type_of(a) for a in args]
+    found: Optional[exp.DataType] = None
+    if name == "map_agg" and len(args) == 2 and all(kinds):
+        found = exp.DataType(this=T.MAP, expressions=[kinds[0], kinds[1]], nested=True)
+    elif name == "histogram" and len(args) == 1 and kinds[0] is not None:
+        found = exp.DataType(this=T.MAP, expressions=[kinds[0], _type("bigint")], nested=True)
+    elif name == "checksum" and len(args) == 1:
+        found = _type("varbinary")
+    if found is not None:
+        _set(annotator, node, found)
+    else:
+        _set(annotator, node, None)
+
+
+def _sequence(annotator: Any, node: exp.Expression) -> None:
+    """sequence(start, stop[, step]) of integral types is array(bigint) (Trino's
+    SequenceFunction: its bigint form, the integers coerced); of dates or timestamps
+    sqlglot's type (an array of the arguments' type)."""
+    if is_integral(type_of(node.args["start"])):
+        _set(annotator, node, exp.DataType.build("array<bigint>"))
+        return
+    _ATHENA[exp.GenerateSeries]["annotator"](annotator, node)
+
+
+_BIGINT_FIELDS = (
+    exp.Year,
+    exp.Quarter,
+    exp.Month,
+    exp.Week,
+    exp.WeekOfYear,
+    exp.Day,
+    exp.DayOfMonth,
+    exp.DayOfWeek,
+    exp.DayOfWeekIso,
+    exp.DayOfYear,
+    exp.Hour,
+    exp.Minute,
+    exp.Second,
+    exp.YearOfWeek,
+    exp.YearOfWeekIso,
+    exp.Extract,
+)
+
+_ATHENA = Dialect.get_or_raise("athena").EXPRESSION_METADATA
+
+OVERRIDES: Dict[type, Dict[str, Any]] = {
+    # ArrayFunctions.arrayPosition is bigint
+    **{cls: {"returns": T.BIGINT} for cls in (*_BIGINT_FIELDS, exp.ArrayPosition)},
+    **{cls: {"annotator": _arithmetic} for cls in (exp.Add, exp.Sub, exp.Mul, exp.Mod)},
+    exp.Div: {"annotator": _division},
+    exp.Sum: {"annotator": _sum},
+    exp.Avg: {"annotator": _avg},
+    **{
+        cls: {"annotator": _first_argument}
+        for cls in (exp.Min, exp.Max, exp.ArgMin, exp.ArgMax, exp.AnyValue, exp.Nullif, exp.Try)
+    },
+    exp.GenerateSeries: {"annotator": _sequence},
+    exp.Coalesce: {"annotator": _of_common("this", "expressions")},
+    exp.Greatest: {"annotator": _of_common("this", "expressions")},
+    exp.Least: {"annotator": _of_common("this", "expressions")},
+    exp.If: {"annotator": _of_common("true", "false")},
+    exp.Case: {"annotator": _case},
+    exp.Anonymous: {"annotator": _anonymous},
+}
+
+#: sqlglot's annotators of the Athena dialect with Trino's result types on top.
+EXPRESSION_METADATA: Dict[type, Dict[str, Any]] = {**_ATHENA, **OVERRIDES}
+
+__all__ = ["EXPRESSION_METADATA", "common_super_type"]
