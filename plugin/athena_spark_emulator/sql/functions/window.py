@@ -5,7 +5,7 @@ over a window are aggregate.py's. Examples: ``tests/conformance/examples/window.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from sqlglot import exp
 
@@ -45,3 +45,33 @@ def _nulls_treatment(node: exp.Expression) -> Optional[str]:
 
 same(exp.IgnoreNulls, "ignore nulls", _nulls_treatment)
 same(exp.RespectNulls, "respect nulls", _nulls_treatment)
+
+
+# ---- an aggregate whose Spark form is an expression of other aggregates ----------------------
+Wrap = Callable[[exp.Expression], exp.Expression]
+
+
+def in_clauses(node: exp.Expression, build: Callable[[Wrap], exp.Expression]) -> exp.Expression:
+    """The Spark form of the aggregate call ``node`` built by ``build`` from other aggregate
+    calls (avg of a decimal as sum / count): ``build`` gets ``wrap``, which puts one such
+    call in ``node``'s own FILTER (WHERE ...) and OVER (...) clauses, so the form is an
+    expression of calls that each keep them. When ``node`` has such clauses, the form
+    replaces the outermost of them in the tree and ``node`` itself is answered (the
+    translation then leaves it: it is no longer in the tree)."""
+    outer, layers = node, []
+    while isinstance(outer.parent, (exp.Filter, exp.Window)) and outer.parent.this is outer:
+        outer = outer.parent
+        layers.append(outer)
+
+    def wrap(call: exp.Expression) -> exp.Expression:
+        for layer in layers:
+            copy = layer.copy()
+            copy.set("this", call)
+            call = copy
+        return call
+
+    form = build(wrap)
+    if outer is node:
+        return form
+    outer.replace(form)
+    return node
