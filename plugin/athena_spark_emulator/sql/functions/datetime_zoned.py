@@ -451,18 +451,17 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between)
 
 
 def _compared(node: exp.Expression) -> bool:
-    """Whether ``node`` is an operand of a comparison whose other operands are dates,
-    timestamps or timestamps with time zone (another comparison of one is refused)."""
+    """Whether ``node`` is an operand of a comparison with a date or a timestamp, whose
+    other operands are dates, timestamps or timestamps with time zone (another comparison
+    of one, of two zoned values among them, is refused)."""
     child, parent = node, node.parent
     while isinstance(parent, exp.Paren):
         child, parent = parent, parent.parent
     if not isinstance(parent, _COMPARISONS):
         return False
-    others = [v for k, v in parent.args.items() if v is not None and v is not child]
-    return all(
-        is_tstz(kind) or is_timestamp(kind) or (kind is not None and kind.this == T.DATE)
-        for kind in (type_of(v) for v in others)
-    )
+    kinds = [type_of(v) for k, v in parent.args.items() if v is not None and v is not child]
+    unzoned = [is_timestamp(k) or (k is not None and k.this == T.DATE) for k in kinds]
+    return any(unzoned) and all(u or is_tstz(k) for u, k in zip(unzoned, kinds))
 
 
 def _instant(node: exp.Expression, out: exp.Expression, precision: int) -> exp.Expression:
