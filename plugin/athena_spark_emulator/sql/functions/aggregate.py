@@ -12,8 +12,9 @@ from typing import Any, Optional
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
-from athena_spark_emulator.sql.functions.window import in_clauses
+from athena_spark_emulator.sql.functions import table
+from athena_spark_emulator.sql.functions.table import Fails, Refused, Rewrite
+from athena_spark_emulator.sql.functions.window import in_clauses, range_frame
 from athena_spark_emulator.sql.spark_forms import (
     decimal_parts,
     is_decimal,
@@ -30,6 +31,22 @@ from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK
 _cls: Any
 _name: str
 _spark: str
+
+
+def rewrites(key: Any, name: str) -> Any:
+    """table.rewrites, each aggregate's rewrite run on its node once window.range_frame
+    has put a RANGE frame of its window in a form Spark runs."""
+
+    def register(fn: Rewrite) -> Rewrite:
+        table.rewrites(key, name)(lambda node: fn(range_frame(node)))
+        return fn
+
+    return register
+
+
+def same(key: Any, name: str) -> None:
+    """table.same, but with window.range_frame run on the node."""
+    table.rewrites(key, name)(range_frame)
 
 
 # ---- aggregates ---------------------------------------------------------------------------
