@@ -140,3 +140,37 @@ def test_round_half_up_of_decimals_away_from_zero(emu: Emulator) -> None:
         ["2", "-2", "2.50", "-2.50", "0.00", "-2.40", "decimal(5,2)"],
         ["6", "-6", "5.60", "-5.60", "10.00", "-5.50", "decimal(5,2)"],
     ]
+
+
+@pytest.mark.parametrize("source, cte", FORMS[:4], ids=FORM_IDS[:4])
+def test_avg_and_sum_with_a_filter(emu: Emulator, source: str, cte: bool) -> None:
+    found = rows(
+        emu,
+        "avg(t.amount) filter (where t.k <= 2), sum(t.amount) filter (where t.k > 2), "
+        "typeof(avg(t.amount) filter (where t.k <= 2))",
+        source,
+        cte,
+    )
+    assert found == [["10.01", "3.90", "decimal(18,2)"]]
+
+
+def test_ctas_writes_athena_types(emu: Emulator) -> None:
+    sql = (
+        "create table fin.totals with (format='PARQUET', external_location="
+        "'s3://dbt-data/fin/totals/') as select sum(amount) as total, avg(amount) as mean, "
+        "avg(rate) as mean_rate from fin.ledger_hive where k > 0"
+    )
+    assert run(emu, sql)[0] == "SUCCEEDED"
+    state, found = run(
+        emu,
+        "select column_name, data_type from information_schema.columns "
+        "where table_schema = 'fin' and table_name = 'totals' order by ordinal_position",
+    )
+    assert state == "SUCCEEDED", found
+    assert found[1:] == [
+        ["total", "decimal(38,2)"],
+        ["mean", "decimal(18,2)"],
+        ["mean_rate", "decimal(18,6)"],
+    ]
+    state, found = run(emu, "select total, mean, mean_rate from fin.totals")
+    assert found[1:] == [["23.91", "5.98", "-0.281250"]]
