@@ -117,6 +117,16 @@ def test_date_diff_of_timestamp_columns(emu: Emulator, source: str, cte: bool) -
             "1",  # Trino counts whole milliseconds: 1000 - 0
         ),
         (
+            "date_diff('second', from_iso8601_timestamp_nanos('2024-01-01T00:00:00.000600Z'), "
+            "from_iso8601_timestamp_nanos('2024-01-01T00:00:01.000400Z'))",
+            "1",
+        ),
+        (
+            "date_diff('month', from_iso8601_timestamp_nanos('2024-01-31T10:00:00.000000001Z'), "
+            "from_iso8601_timestamp_nanos('2024-02-29T10:00:00.000000000Z'))",
+            "1",
+        ),
+        (
             "date_diff('millisecond', timestamp '2024-01-01 00:00:00.000600', "
             "timestamp '2024-01-01 00:00:00.001400')",
             "1",
