@@ -57,6 +57,13 @@ def test_interval_offsets_over_dates_and_timestamps(
 
 
 @pytest.mark.parametrize("source, cte", FORMS, ids=FORM_IDS)
+def test_interval_offsets_over_an_interval(emu: Emulator, source: str, cte: bool) -> None:
+    since = "t.ts - timestamp '2024-01-01 00:00:00'"  # an interval day to second
+    frame = f"order by {since} range between interval '20' day preceding and current row"
+    assert by_k(emu, f"count(*) over ({frame})", source, cte) == ["1", "3", "3", "1", "1"]
+
+
+@pytest.mark.parametrize("source, cte", FORMS, ids=FORM_IDS)
 def test_number_offsets_over_numbers(emu: Emulator, source: str, cte: bool) -> None:
     # amounts: -3.35 (k 3), 7.25 (k 5), 10.00 (k 1), 10.01 (k 2), NULL (k 4)
     frame = "order by t.amount range between 1 preceding and current row"

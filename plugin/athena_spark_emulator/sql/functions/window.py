@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import is_date, spark, type_of
+from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, spark, type_of
 
 _cls: Any
 _name: str
@@ -40,10 +40,10 @@ def range_frame(node: exp.Expression) -> exp.Expression:
     """``node`` (a function) with its window's RANGE frame in a form Spark runs: Trino
     takes an interval offset over a date or timestamp sort key (the frame's bounds are the
     key plus or minus the interval: StatementAnalyzer's frame offset checks, RangeFraming);
-    Spark takes one over a timestamp only (RANGE_FRAME_INVALID_TYPE for a date). The key
-    becomes ``CAST(key AS TIMESTAMP) + (key - key)``: a date's midnight in the session's
-    zone (UTC on Athena), a timestamp itself; ``key - key`` is a zero interval for a date
-    or a timestamp and makes Spark fail for any other key, as Trino does. Peers, NULL keys
+    Spark takes one over a timestamp or an interval only (RANGE_FRAME_INVALID_TYPE for a
+    date). A key not known to be a timestamp or an interval becomes ``key + INTERVAL '0'
+    SECOND``: a date's midnight in the session's zone (UTC on Athena) as a timestamp, a
+    timestamp or an interval itself, and for any other key a failure, as in Trino. Peers, NULL keys
     (whose frame is the NULL rows) and NULLS FIRST/LAST are the same in Spark as in Trino
     (RangeFraming); number offsets over number keys run as they are. Trino fails adding
     hours, minutes or seconds to a date: such an offset over a date is refused."""
@@ -65,12 +65,14 @@ def range_frame(node: exp.Expression) -> exp.Expression:
     if not units or len(order.expressions) != 1 or window.meta.get("athena_range_frame"):
         return node
     key = order.expressions[0].this
-    if is_date(type_of(key)) and units & _SUB_DAY:
+    kind = type_of(key)
+    if is_date(kind) and units & _SUB_DAY:
         raise Refused(
             f"{window.sql('athena')} (a RANGE frame over a date with an offset in hours, "
             "minutes or seconds: Athena fails adding them to a date)"
         )
-    key.replace(spark("CAST(_0 AS TIMESTAMP) + (_0 - _0)", key))
+    if not (is_timestamp(kind) or (kind is not None and kind.this == exp.DataType.Type.INTERVAL)):
+        key.replace(spark("_0 + INTERVAL '0' SECOND", key))
     window.meta["athena_range_frame"] = True
     return node
 
