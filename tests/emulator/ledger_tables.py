@@ -6,7 +6,7 @@ columns whose types come from a table's schema, not from literals."""
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Tuple
 
 from athena_spark_emulator import Emulator
 from tests.emulator.test_athena_semantics import run
@@ -24,28 +24,46 @@ LEDGER_ROWS = (
     "timestamp '2024-03-01 10:00:00')"
 )
 LEDGER = f"select * from (values {LEDGER_ROWS}) v(k, amount, rate, d, ts)"
-TABLES = {
-    "hive": "create table fin.ledger_hive with (format='PARQUET', "
-    "external_location='s3://dbt-data/fin/ledger_hive/') as " + LEDGER,
-    "iceberg": "create table fin.ledger_iceberg with (table_type='ICEBERG', "
-    "is_external=false, location='s3://dbt-data/fin/ledger_iceberg/') as " + LEDGER,
-}
-#: (id, source) of each form: the tables, the views over them
-SOURCES = [
-    ("hive", "fin.ledger_hive"),
-    ("iceberg", "fin.ledger_iceberg"),
-    ("hive_view", "fin.v_ledger_hive"),
-    ("iceberg_view", "fin.v_ledger_iceberg"),
-]
-IDS = [s for s, _ in SOURCES]
 
 
-def ledger_emulator(extra: Optional[List[str]] = None) -> Iterator[Emulator]:
-    """An emulator holding the ledger tables and views (and ``extra`` statements run after)."""
+def tables(schema: str) -> List[str]:
+    """The CTAS statements of the ledger's Hive and Iceberg tables in ``schema``."""
+    return [
+        f"create table {schema}.ledger_hive with (format='PARQUET', "
+        f"external_location='s3://dbt-data/{schema}/ledger_hive/') as " + LEDGER,
+        f"create table {schema}.ledger_iceberg with (table_type='ICEBERG', "
+        f"is_external=false, location='s3://dbt-data/{schema}/ledger_iceberg/') as " + LEDGER,
+    ]
+
+
+def sources(schema: str) -> List[Tuple[str, str]]:
+    """(id, source) of each form in ``schema``: the tables, the views over them."""
+    return [
+        ("hive", f"{schema}.ledger_hive"),
+        ("iceberg", f"{schema}.ledger_iceberg"),
+        ("hive_view", f"{schema}.v_ledger_hive"),
+        ("iceberg_view", f"{schema}.v_ledger_iceberg"),
+    ]
+
+
+def forms(schema: str) -> Tuple[list, list]:
+    """(source, cte) of each form with and without the import CTE, and their test ids."""
+    found = [(s, cte) for _, s in sources(schema) for cte in (False, True)]
+    ids = [f"{i}-{'cte' if cte else 'from'}" for i, _ in sources(schema) for cte in (False, True)]
+    return found, ids
+
+
+def ledger_emulator(schema: str, extra: Optional[List[str]] = None) -> Iterator[Emulator]:
+    """An emulator holding the ledger tables and views in ``schema`` (a schema of the test
+    module's own: emulators of one test process share their Glue catalog, not their
+    files), and ``extra`` statements run after."""
     with Emulator(executor="spark") as emulator:
         emulator.prepare()
-        views = [f"create view fin.v_ledger_{k} as select * from fin.ledger_{k}" for k in TABLES]
-        for sql in ["create schema fin", *TABLES.values(), *views, *(extra or [])]:
+        views = [
+            f"create view {schema}.v_ledger_{k} as select * from {schema}.ledger_{k}"
+            for k in ("hive", "iceberg")
+        ]
+        for sql in [f"create schema {schema}", *tables(schema), *views, *(extra or [])]:
             assert run(emulator, sql)[0] == "SUCCEEDED", sql
         yield emulator
 

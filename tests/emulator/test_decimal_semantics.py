@@ -16,17 +16,17 @@ from typing import Iterator
 import pytest
 
 from athena_spark_emulator import Emulator
-from tests.emulator.ledger_tables import IDS, SOURCES, failure, ledger_emulator, rows
+from tests.emulator.ledger_tables import failure, forms, ledger_emulator, rows
 from tests.emulator.test_athena_semantics import run
 
 
 @pytest.fixture(scope="module")
 def emu() -> Iterator[Emulator]:
-    yield from ledger_emulator()
+    yield from ledger_emulator(SCHEMA)
 
 
-FORMS = [(s, cte) for _, s in SOURCES for cte in (False, True)]
-FORM_IDS = [f"{i}-{'cte' if cte else 'from'}" for i in IDS for cte in (False, True)]
+SCHEMA = "fin_decimals"
+FORMS, FORM_IDS = forms(SCHEMA)
 
 
 @pytest.mark.parametrize("source, cte", FORMS, ids=FORM_IDS)
@@ -156,15 +156,15 @@ def test_avg_and_sum_with_a_filter(emu: Emulator, source: str, cte: bool) -> Non
 
 def test_ctas_writes_athena_types(emu: Emulator) -> None:
     sql = (
-        "create table fin.totals with (format='PARQUET', external_location="
-        "'s3://dbt-data/fin/totals/') as select sum(amount) as total, avg(amount) as mean, "
-        "avg(rate) as mean_rate from fin.ledger_hive where k > 0"
+        f"create table {SCHEMA}.totals with (format='PARQUET', external_location="
+        f"'s3://dbt-data/{SCHEMA}/totals/') as select sum(amount) as total, avg(amount) as mean, "
+        f"avg(rate) as mean_rate from {SCHEMA}.ledger_hive where k > 0"
     )
     assert run(emu, sql)[0] == "SUCCEEDED"
     state, found = run(
         emu,
         "select column_name, data_type from information_schema.columns "
-        "where table_schema = 'fin' and table_name = 'totals' order by ordinal_position",
+        f"where table_schema = '{SCHEMA}' and table_name = 'totals' order by ordinal_position",
     )
     assert state == "SUCCEEDED", found
     assert found[1:] == [
@@ -172,5 +172,5 @@ def test_ctas_writes_athena_types(emu: Emulator) -> None:
         ["mean", "decimal(18,2)"],
         ["mean_rate", "decimal(18,6)"],
     ]
-    state, found = run(emu, "select total, mean, mean_rate from fin.totals")
+    state, found = run(emu, f"select total, mean, mean_rate from {SCHEMA}.totals")
     assert found[1:] == [["23.91", "5.98", "-0.281250"]]

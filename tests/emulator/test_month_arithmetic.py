@@ -18,6 +18,7 @@ from athena_spark_emulator import Emulator
 from tests.emulator.ledger_tables import ledger_emulator, rows
 from tests.emulator.test_athena_semantics import run
 
+SCHEMA = "fin_months"
 # (first, second): Athena's month, quarter and year differences of the dates, and of the
 # timestamps first 10:00 -> second 09:00 (an hour short of the day's time)
 SPANS = [
@@ -36,16 +37,21 @@ VALUES = ", ".join(
 )
 SPAN_TABLE = f"select * from (values {VALUES}) v(i, a, b, ta, tb)"
 EXTRA = [
-    "create table fin.spans_hive with (format='PARQUET', "
-    "external_location='s3://dbt-data/fin/spans_hive/') as " + SPAN_TABLE,
-    "create table fin.spans_iceberg with (table_type='ICEBERG', is_external=false, "
-    "location='s3://dbt-data/fin/spans_iceberg/') as " + SPAN_TABLE,
-    "create view fin.v_spans_hive as select * from fin.spans_hive",
-    "create view fin.v_spans_iceberg as select * from fin.spans_iceberg",
+    f"create table {SCHEMA}.spans_hive with (format='PARQUET', "
+    f"external_location='s3://dbt-data/{SCHEMA}/spans_hive/') as " + SPAN_TABLE,
+    f"create table {SCHEMA}.spans_iceberg with (table_type='ICEBERG', is_external=false, "
+    f"location='s3://dbt-data/{SCHEMA}/spans_iceberg/') as " + SPAN_TABLE,
+    f"create view {SCHEMA}.v_spans_hive as select * from {SCHEMA}.spans_hive",
+    f"create view {SCHEMA}.v_spans_iceberg as select * from {SCHEMA}.spans_iceberg",
 ]
 FORMS = [
     (source, cte)
-    for source in ("fin.spans_hive", "fin.spans_iceberg", "fin.v_spans_hive", "fin.v_spans_iceberg")
+    for source in (
+        f"{SCHEMA}.spans_hive",
+        f"{SCHEMA}.spans_iceberg",
+        f"{SCHEMA}.v_spans_hive",
+        f"{SCHEMA}.v_spans_iceberg",
+    )
     for cte in (False, True)
 ]
 IDS = [f"{s.split('.')[1]}-{'cte' if c else 'from'}" for s, c in FORMS]
@@ -53,7 +59,7 @@ IDS = [f"{s.split('.')[1]}-{'cte' if c else 'from'}" for s, c in FORMS]
 
 @pytest.fixture(scope="module")
 def emu() -> Iterator[Emulator]:
-    yield from ledger_emulator(EXTRA)
+    yield from ledger_emulator(SCHEMA, EXTRA)
 
 
 def _expected(which: int) -> list:

@@ -15,15 +15,15 @@ from typing import Iterator
 import pytest
 
 from athena_spark_emulator import Emulator
-from tests.emulator.ledger_tables import IDS, SOURCES, failure, ledger_emulator, rows
+from tests.emulator.ledger_tables import failure, forms, ledger_emulator, rows
 
-FORMS = [(s, cte) for _, s in SOURCES for cte in (False, True)]
-FORM_IDS = [f"{i}-{'cte' if cte else 'from'}" for i in IDS for cte in (False, True)]
+SCHEMA = "fin_frames"
+FORMS, FORM_IDS = forms(SCHEMA)
 
 
 @pytest.fixture(scope="module")
 def emu() -> Iterator[Emulator]:
-    yield from ledger_emulator()
+    yield from ledger_emulator(SCHEMA)
 
 
 def by_k(emu: Emulator, window_value: str, source: str, cte: bool) -> list:
@@ -86,7 +86,7 @@ def test_avg_of_a_decimal_over_a_date_range(emu: Emulator, source: str, cte: boo
 def test_sub_day_offsets_over_a_date_are_refused(emu: Emulator) -> None:
     sql = (
         "select count(*) over (order by d range between interval '3' hour preceding and "
-        "current row), typeof(d) from fin.ledger_hive"
+        f"current row), typeof(d) from {SCHEMA}.ledger_hive"
     )
     reason = failure(emu, sql)
     assert reason.startswith("NOT_SUPPORTED") and "Athena fails adding them to a date" in reason

@@ -15,15 +15,15 @@ from typing import Iterator
 import pytest
 
 from athena_spark_emulator import Emulator
-from tests.emulator.ledger_tables import IDS, SOURCES, failure, ledger_emulator, rows
+from tests.emulator.ledger_tables import failure, forms, ledger_emulator, rows
 
-FORMS = [(s, cte) for _, s in SOURCES for cte in (False, True)]
-FORM_IDS = [f"{i}-{'cte' if cte else 'from'}" for i in IDS for cte in (False, True)]
+SCHEMA = "fin_zoned"
+FORMS, FORM_IDS = forms(SCHEMA)
 
 
 @pytest.fixture(scope="module")
 def emu() -> Iterator[Emulator]:
-    yield from ledger_emulator()
+    yield from ledger_emulator(SCHEMA)
 
 
 def keys(emu: Emulator, condition: str, source: str, cte: bool) -> list:
@@ -66,6 +66,6 @@ def test_a_date_and_a_computed_zoned_value(emu: Emulator, source: str, cte: bool
 
 def test_a_zoned_value_compared_with_text_is_refused(emu: Emulator) -> None:
     reason = failure(
-        emu, "select 1 from fin.ledger_hive t where timestamp '2024-01-01 00:00 UTC' = 'x'"
+        emu, f"select 1 from {SCHEMA}.ledger_hive t where timestamp '2024-01-01 00:00 UTC' = 'x'"
     )
     assert reason.startswith("NOT_SUPPORTED"), reason
