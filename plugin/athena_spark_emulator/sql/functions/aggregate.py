@@ -12,8 +12,12 @@ from typing import Any, Optional
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
+from athena_spark_emulator.sql.functions import table
+from athena_spark_emulator.sql.functions.table import Fails, Refused, Rewrite
+from athena_spark_emulator.sql.functions.window import in_clauses, range_frame
 from athena_spark_emulator.sql.spark_forms import (
+    decimal_parts,
+    is_decimal,
     is_double,
     is_integral,
     is_text,
@@ -22,16 +26,32 @@ from athena_spark_emulator.sql.spark_forms import (
     type_of,
     typed,
 )
+from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK
 
 _cls: Any
 _name: str
 _spark: str
 
 
+def rewrites(key: Any, name: str) -> Any:
+    """table.rewrites, each aggregate's rewrite run on its node once window.range_frame
+    has put a RANGE frame of its window in a form Spark runs."""
+
+    def register(fn: Rewrite) -> Rewrite:
+        table.rewrites(key, name)(lambda node: fn(range_frame(node)))
+        return fn
+
+    return register
+
+
+def same(key: Any, name: str) -> None:
+    """table.same, but with window.range_frame run on the node."""
+    table.rewrites(key, name)(range_frame)
+
+
 # ---- aggregates ---------------------------------------------------------------------------
 for _cls, _name in (
     (exp.Count, "count"),
-    (exp.Sum, "sum"),
     (exp.CountIf, "count_if"),
     (exp.LogicalOr, "bool_or"),
     (exp.LogicalAnd, "bool_and"),
@@ -91,11 +111,93 @@ for _cls, _name in (
     (exp.StddevPop, "stddev_pop"),
     (exp.Variance, "variance"),
     (exp.VariancePop, "var_pop"),
-    (exp.Avg, "avg"),
     (exp.ArgMax, "max_by"),
     (exp.ArgMin, "min_by"),
 ):
     same(_cls, _name)
+
+
+# ---- sum and avg of decimals -----------------------------------------------------------------
+def _decimal_argument(node: exp.Expression) -> Optional[tuple]:
+    """(the value, DISTINCT or not, (precision, scale)) of sum/avg of a decimal (None:
+    of another type, or of one the emulator cannot tell: Spark's form, whose types of
+    integers and doubles are Trino's)."""
+    value, distinct = node.this, False
+    if isinstance(value, exp.Distinct):
+        if len(value.expressions) != 1:
+            return None
+        value, distinct = value.expressions[0], True
+    kind = type_of(value)
+    parts = decimal_parts(kind) if is_decimal(kind) and kind is not None else None
+    return None if parts is None else (value, distinct, parts)
+
+
+def _checked_sum(
+    value: exp.Expression, inner: str, digits: int, scale: int, wrap: Any, overflow: str
+) -> exp.Expression:
+    """Spark's sum of ``value`` cast to decimal(digits, scale) (``inner``: ``_0`` or
+    ``DISTINCT _0``), failing with ``overflow`` (Athena's text) where Spark's sum passes
+    its type: try_sum is NULL then, for a group that has values."""
+    total = wrap(
+        spark(f"try_sum({inner})", spark(f"CAST(_0 AS DECIMAL({digits}, {scale}))", value))
+    )
+    count = wrap(spark(f"count({inner})", value))
+    failed = exp.Literal.string(f"{ERROR_MARK}{overflow}{ERROR_END}")
+    text = "CASE WHEN _1 > 0 AND _0 IS NULL THEN raise_error(_2) ELSE _0 END"
+    return spark(text, total, count, failed)
+
+
+@rewrites(exp.Sum, "sum")
+def sum_(node: exp.Expression) -> exp.Expression:
+    """Trino's sum of a decimal(p,s) is a decimal(38,s) (DecimalSumAggregation's output
+    type), and fails NUMERIC_VALUE_OUT_OF_RANGE ("Decimal overflow", Decimals.
+    throwIfOverflows) past 38 digits. Spark's is a decimal(min(38, p + 10), s) that
+    overflows at p + 10 digits: Spark sums the values cast to decimal(38,s)."""
+    found = _decimal_argument(node)
+    if found is None:
+        return node
+    value, distinct, (_, scale) = found
+    inner = "DISTINCT _0" if distinct else "_0"
+
+    def build(wrap: Any) -> exp.Expression:
+        overflow = "NUMERIC_VALUE_OUT_OF_RANGE: Decimal overflow"
+        out = _checked_sum(value, inner, 38, scale, wrap, overflow)
+        return typed(out, f"decimal(38,{scale})")
+
+    return in_clauses(node, build)
+
+
+@rewrites(exp.Avg, "avg")
+def avg(node: exp.Expression) -> exp.Expression:
+    """Trino's avg of a decimal(p,s) is a decimal(p,s): the sum divided by the count,
+    rounded HALF_UP at scale s (DecimalAverageAggregation.average: BigDecimal.divide(count,
+    scale, HALF_UP); half away from zero for a negative mean). Spark's avg of one is a
+    decimal(p+4, s+4) (rounded at s + 4: a second rounding to s could move a value just
+    below a half up). So the form is Spark's exact sum, a decimal(min(38, p + 10), s),
+    divided by the count (Spark rounds that quotient HALF_UP at max(6, 38 - the sum's
+    integer digits) digits: s + 10 and more for p <= 18, the same rounding at s as
+    Trino's for any group of fewer than 10^10 rows), cast to decimal(p,s), which Spark
+    rounds HALF_UP. Trino's sum inside avg does not overflow (it keeps an overflow
+    counter); where Spark's would, the statement fails NOT_SUPPORTED. Of other types
+    Spark's avg, as sqlglot renders it."""
+    found = _decimal_argument(node)
+    if found is None:
+        return node
+    value, distinct, (precision, scale) = found
+    inner = "DISTINCT _0" if distinct else "_0"
+
+    def build(wrap: Any) -> exp.Expression:
+        overflow = (
+            f"NOT_SUPPORTED: the Athena emulator cannot run avg of decimal({precision},"
+            f"{scale}) values whose sum passes 38 digits (Athena can: Spark's decimals stop "
+            "at 38 digits)"
+        )
+        total = _checked_sum(value, inner, min(38, precision + 10), scale, wrap, overflow)
+        count = wrap(spark(f"count({inner})", value))
+        text = f"CAST(_0 / nullif(_1, 0) AS DECIMAL({precision}, {scale}))"
+        return typed(spark(text, total, count), f"decimal({precision},{scale})")
+
+    return in_clauses(node, build)
 
 
 @rewrites(exp.ApproxDistinct, "approx_distinct")

@@ -423,13 +423,21 @@ def format_(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.Typeof, "typeof")
 def typeof(node: exp.Expression) -> exp.Expression:
     value = node.this
-    timed = TYPEOFS.first(value)  # timestamps, intervals (datetime.py)
-    if timed:
-        return exp.Literal.string(timed)
-    name = _type_name_of(value)
+    name = TYPEOFS.first(value) or _type_name_of(value)  # timestamps, intervals (datetime.py)
     if name is None:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
-    return exp.Literal.string(name)
+    return _type_name(value, name)
+
+
+def _type_name(value: exp.Expression, name: str) -> exp.Expression:
+    """The text ``name``, as the value of typeof(value). Trino's TypeOfFunction takes the
+    value as its argument, so an aggregate (or a window function) in it is still computed:
+    ``typeof(sum(k))`` is one row of an aggregated query, not a constant per input row. A
+    value holding one stays in the Spark form, its result ignored."""
+    if not value.find(exp.AggFunc, exp.Window):
+        return exp.Literal.string(name)
+    text = exp.Literal.string(name).sql("spark")
+    return typed(spark(f"CASE WHEN _0 IS NULL THEN {text} ELSE {text} END", value), "varchar")
 
 
 def _type_name_of(value: exp.Expression) -> Optional[str]:

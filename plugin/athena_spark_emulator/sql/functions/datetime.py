@@ -1,13 +1,13 @@
 """Date and time functions and operators (Trino's ``functions/datetime.md``): date_add,
 date_diff, date_trunc, the field extractors, extract, date_parse/date_format, to_unixtime,
 to_milliseconds, AT TIME ZONE, at_timezone, with_timezone, timezone_hour/minute,
-to_iso8601, from_iso8601_*, from_unixtime_nanos, human_readable_seconds, parse_duration,
-localtimestamp and current_timezone.
+from_unixtime_nanos, human_readable_seconds, parse_duration, localtimestamp and
+current_timezone.
 
 The page is three modules: this one (the entries), datetime_zoned.py (how a timestamp
 with time zone, a time and a time with time zone are held in Spark, their UDFs, literals
-and casts) and datetime_format.py (format_datetime, format() of dates). Examples:
-``tests/conformance/examples/datetime.yml``.
+and casts) and datetime_format.py (format_datetime, format() of dates, ISO 8601 text:
+to_iso8601, from_iso8601_*). Examples: ``tests/conformance/examples/datetime.yml``.
 """
 
 from __future__ import annotations
@@ -16,18 +16,20 @@ import datetime
 import decimal
 import math
 import re
-from typing import Any, Optional, Tuple
+from typing import Any, Optional
 
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.conversion import CASTS, TYPEOFS, ZONED_TYPES
 from athena_spark_emulator.sql.functions.conversion import cast as conversion_cast
+from athena_spark_emulator.sql.functions.datetime_format import (  # noqa: F401 (their old home)
+    from_iso8601_date,
+    from_iso8601_timestamp,
+    from_iso8601_timestamp_nanos,
+)
 from athena_spark_emulator.sql.functions.datetime_zoned import (
     TSTZ,
-    NotRun,
     _at_zone,
-    _from_local,
-    _leap,
     _micros,
     _offset_id,
     _precision,
@@ -39,7 +41,6 @@ from athena_spark_emulator.sql.functions.datetime_zoned import (
     to_unixtime_form,
     tstz,
     typed_cast,
-    zone_id,
 )
 from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import (
@@ -175,21 +176,79 @@ def date_add(node: exp.Expression) -> exp.Expression:
     return out
 
 
+#: The length of each unit of a fixed length, in milliseconds (Joda's precise fields)
+_UNIT_MILLIS = {
+    "millisecond": 1,
+    "second": 1000,
+    "minute": 60_000,
+    "hour": 3_600_000,
+    "day": 86_400_000,
+    "week": 604_800_000,
+}
+_MONTHS_OF = {"month": 1, "quarter": 3, "year": 12}
+
+
+def _millis(value: str) -> str:
+    return f"unix_millis(CAST({value} AS TIMESTAMP))"
+
+
+def _day_millis(value: str) -> str:
+    """The milliseconds since midnight of a Spark timestamp (UTC)."""
+    midnight = f"date_trunc('DAY', {value})"
+    return f"{_millis(value)} - {_millis(midnight)}"
+
+
+def _months_from(minuend: str, subtrahend: str) -> str:
+    """Joda's whole months from ``subtrahend`` to a later ``minuend`` (Spark timestamps of
+    wall times, UTC): the difference of their months, less one where the minuend's day
+    and time of day come before the subtrahend's, a subtrahend's day past the minuend's
+    counting as the minuend's where the minuend is the last day of its month."""
+    day_m, day_s = f"dayofmonth({minuend})", f"dayofmonth({subtrahend})"
+    last = f"{day_m} = dayofmonth(last_day({minuend}))"
+    rest_m = f"{day_m} * 86400000L + {_day_millis(minuend)}"
+    rest_s = (
+        f"(CASE WHEN {last} AND {day_s} > {day_m} THEN {day_m} ELSE {day_s} END) * 86400000L "
+        f"+ {_day_millis(subtrahend)}"
+    )
+    months = f"(year({minuend}) * 12 + month({minuend})) - (year({subtrahend}) * 12 + month({subtrahend}))"
+    return f"({months} - CASE WHEN {rest_m} < {rest_s} THEN 1 ELSE 0 END)"
+
+
 @rewrites(exp.DateDiff, "date_diff")
 def date_diff(node: exp.Expression) -> exp.Expression:
+    """date_diff(unit, a, b): whole units from a to b, as Joda's fields count them in UTC
+    (Trino's DateTimeFunctions.diffDate, timestamp.DateDiff: the field's
+    getDifferenceAsLong of the epoch milliseconds, sub-millisecond digits dropped).
+
+    A unit of a fixed length (millisecond to week) counts the whole units in the
+    difference, toward zero. Months are BasicMonthOfYearDateTimeField's difference: for
+    b after a, the months between their months, less one where b's day of month and time
+    come before a's; where b is the last day of its month, a later day of a counts as
+    that day (2024-01-31 to 2024-02-29 is 1 month, 2023-11-30 to 2024-02-29 3). b before
+    a is minus the difference from b to a. A quarter is a third of the months and a year
+    a twelfth (QuarterOfYearDateTimeField divides the months; BasicGJChronology.
+    getYearDifference, which lines up 29 February, gives the same whole years:
+    2020-02-29 to 2021-02-28 is 1), both toward zero. java.time's (Spark's timestampdiff)
+    has no last-day rule."""
     unit = _unit(node)
     kinds = (type_of(node.this), type_of(node.expression))
     if any(k is not None and k.this == T.TIMESTAMPTZ for k in kinds):
         return tstz_date_diff_form(node, unit)
-    _temporal(node, node.this)
-    _temporal(node, node.expression)
-    out = call(
-        "timestampdiff",
-        exp.var(UNITS[unit]),
-        spark("CAST(_0 AS TIMESTAMP)", node.expression),
-        spark("CAST(_0 AS TIMESTAMP)", node.this),
+    dates = [_temporal(node, node.this), _temporal(node, node.expression)]
+    if dates == ["date", "date"] and unit not in DATE_UNITS:
+        raise Refused(f"date_diff('{unit}', ...) of dates", "Athena fails it")
+    if unit in _UNIT_MILLIS:
+        text = f"({_millis('_0')} - {_millis('_1')}) div {_UNIT_MILLIS[unit]}"
+        return typed(spark(f"CAST({text} AS BIGINT)", node.this, node.expression), "bigint")
+    # each value as a Spark timestamp of its wall time to the millisecond (UTC)
+    end, start = (
+        spark(f"timestamp_millis({_millis('_0')})", v) for v in (node.this, node.expression)
     )
-    return typed(out, "bigint")
+    later = _months_from("_0", "_1")
+    earlier = _months_from("_1", "_0")
+    months = f"CASE WHEN _0 >= _1 THEN {later} ELSE -{earlier} END"
+    text = f"CAST(({months}) div {_MONTHS_OF[unit]} AS BIGINT)"
+    return typed(spark(text, end, start), "bigint")
 
 
 def _trunc(node: exp.Expression, value: exp.Expression) -> exp.Expression:
@@ -339,107 +398,6 @@ def _time_typeof(value: exp.Expression) -> Optional[str]:
         if isinstance(value, exp.Cast):  # Athena's bare timestamp is timestamp(3)
             return "timestamp(3)"
     return None
-
-
-_ISO_DATE = re.compile(
-    r"^(?P<year>[+-]?\d{4,9})(?:-(?:W(?P<week>\d{2})(?:-(?P<wday>\d))?"
-    r"|(?P<yday>\d{3})|(?P<month>\d{2})(?:-(?P<day>\d{2}))?))?$"
-)
-_ISO_TIME = re.compile(
-    r"^(?P<hour>\d{2})(?::(?P<minute>\d{2})(?::(?P<second>\d{2})(?:[.,](?P<fraction>\d+))?)?)?"
-    r"(?P<zone>Z|[+-]\d{2}(?::?\d{2})?)?$"
-)
-
-
-def _iso_date(text: str) -> Optional[datetime.date]:
-    match = _ISO_DATE.match(text)
-    if not match:
-        return None
-    year = int(match.group("year"))
-    try:
-        if match.group("week"):
-            return datetime.date.fromisocalendar(
-                year, int(match.group("week")), int(match.group("wday") or 1)
-            )
-        if match.group("yday"):
-            day = int(match.group("yday"))
-            if not 1 <= day <= (366 if _leap(year) else 365):
-                return None
-            return datetime.date(year, 1, 1) + datetime.timedelta(days=day - 1)
-        return datetime.date(year, int(match.group("month") or 1), int(match.group("day") or 1))
-    except ValueError:
-        return None
-
-
-def _invalid_format(text: str) -> Exception:
-    """Athena's failure for text that is no ISO 8601 date or time at all; text that starts
-    like one but that this parser does not read (Joda reads more forms) is not run."""
-    if re.match(r"^\s*([+-]?\d|T)", text):
-        return NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
-    return AthenaError(f'INVALID_FUNCTION_ARGUMENT: Invalid format: "{text}"')
-
-
-@udf("from_iso8601_date", "date")
-def from_iso8601_date(text: Optional[str]) -> Optional[datetime.date]:
-    """Trino's from_iso8601_date (Joda's ISO date element parser): ``2020``, ``2020-05``,
-    ``2020-05-11``, ``2020-W10``, ``2020-W10-2``, ``2020-123``."""
-    if text is None:
-        return None
-    found = _iso_date(text)
-    if found is None:
-        raise _invalid_format(text)
-    return found
-
-
-def _iso_timestamp(text: str, precision: int) -> Tuple[str, int]:
-    date_text, sep, time_text = text.partition("T")
-    day = _iso_date(date_text)
-    if day is None:
-        raise _invalid_format(text)
-    wall = datetime.datetime(day.year, day.month, day.day)
-    fraction, zone = 0, "UTC"
-    if sep:
-        match = _ISO_TIME.match(time_text)
-        if not match:
-            raise _invalid_format(text)
-        hour, minute = int(match.group("hour")), int(match.group("minute") or 0)
-        second = int(match.group("second") or 0)
-        if hour > 23 or minute > 59 or second > 59:
-            raise _invalid_format(text)
-        digits = match.group("fraction") or ""
-        if len(digits) > 9:
-            raise _invalid_format(text)
-        fraction = int((digits + "000000000")[:9])
-        if precision == 3:  # Joda keeps milliseconds, dropping the rest
-            fraction = fraction // 10**6 * 10**6
-        wall = wall.replace(hour=hour, minute=minute, second=second)
-        if match.group("zone"):
-            found = zone_id(match.group("zone"))
-            if found is None:
-                raise _invalid_format(text)
-            zone = found
-    return tstz(_from_local(wall, fraction, zone), zone, precision)
-
-
-@udf("from_iso8601_timestamp", TSTZ)
-def from_iso8601_timestamp(text: Optional[str]) -> Any:
-    """Trino's from_iso8601_timestamp: a zone in the text, else the session's (UTC)."""
-    return None if text is None else _iso_timestamp(text, 3)
-
-
-@udf("from_iso8601_timestamp_nanos", TSTZ)
-def from_iso8601_timestamp_nanos(text: Optional[str]) -> Any:
-    if text is None:
-        return None
-    if "T" not in text:  # java.time's ISO_DATE_TIME needs a time
-        raise AthenaError(
-            f"INVALID_FUNCTION_ARGUMENT: Text '{text}' could not be parsed at index {len(text)}"
-        )
-    if not re.match(
-        r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?$", text
-    ):
-        raise NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
-    return _iso_timestamp(text, 9)
 
 
 @udf("from_unixtime_nanos", TSTZ)
@@ -594,44 +552,6 @@ def timezone(node: exp.Expression) -> exp.Expression:
                 return typed(text_out, "varchar")
     out = udf_call("tstz_zone", _one_tstz(node))
     return typed(out, "varchar")
-
-
-@rewrites("to_iso8601", "to_iso8601")
-def to_iso8601(node: exp.Expression) -> exp.Expression:
-    if len(node.expressions) != 1:
-        raise Refused(node.sql("athena"))
-    [value] = node.expressions
-    kind = type_of(value)
-    if is_tstz(kind):
-        out = udf_call("tstz_iso8601", value, exp.Literal.number(_precision(kind)))
-    elif is_date(kind):
-        out = spark("date_format(_0, 'yyyy-MM-dd')", value)
-    elif is_timestamp(kind) and kind is not None and kind.expressions and _precision(kind) <= 6:
-        digits = _precision(kind)
-        fraction = "." + "S" * digits if digits else ""
-        out = exp.Anonymous(
-            this="date_format",
-            expressions=[value, exp.Literal.string(f"yyyy-MM-dd'T'HH:mm:ss{fraction}")],
-        )
-    else:
-        raise Refused(f"{node.sql('athena')} (of a value other than a date or a zoned timestamp)")
-    return typed(out, "varchar")
-
-
-@rewrites(exp.FromISO8601Timestamp, "from_iso8601_timestamp")
-def from_iso8601_timestamp_(node: exp.Expression) -> exp.Expression:
-    return _tstz_out(node, udf_call("from_iso8601_timestamp", node.this), 3)
-
-
-@rewrites(exp.FromISO8601TimestampNanos, "from_iso8601_timestamp_nanos")
-def from_iso8601_timestamp_nanos_(node: exp.Expression) -> exp.Expression:
-    return _tstz_out(node, udf_call("from_iso8601_timestamp_nanos", node.this), 9)
-
-
-@rewrites(exp.FromISO8601Date, "from_iso8601_date")
-def from_iso8601_date_(node: exp.Expression) -> exp.Expression:
-    out = udf_call("from_iso8601_date", node.this)
-    return typed(out, "date")
 
 
 @rewrites("from_unixtime_nanos", "from_unixtime_nanos")

@@ -1,24 +1,31 @@
-"""Formatting dates and times (Trino's ``functions/datetime.md``, with datetime.py):
-format_datetime (Joda's patterns) and format() of dates (Java's %t conversions, a case of
-conversion.py's format registered in its FORMATS).
+"""Formatting and reading dates and times as text (Trino's ``functions/datetime.md``, with
+datetime.py): format_datetime (Joda's patterns), format() of dates (Java's %t conversions,
+a case of conversion.py's format registered in its FORMATS), and ISO 8601 text:
+to_iso8601, from_iso8601_date, from_iso8601_timestamp(_nanos).
 """
 
 from __future__ import annotations
 
 import datetime
 import re
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.conversion import FORMATS
 from athena_spark_emulator.sql.functions.datetime_zoned import (
+    TSTZ,
     NotRun,
+    _from_local,
+    _leap,
     _micros,
     _parse_wall,
     _precision,
+    _tstz_out,
     _wall_nanos,
     is_tstz,
+    tstz,
+    zone_id,
 )
 from athena_spark_emulator.sql.functions.table import Refused, rewrites
 from athena_spark_emulator.sql.spark_forms import call, is_date, is_timestamp, spark, type_of, typed
@@ -296,3 +303,143 @@ def date_format(node: exp.Expression) -> exp.Expression:
         return typed(spark("CASE WHEN _0 IS NULL THEN NULL ELSE '' END", value), "varchar")
     out = parts[0] if len(parts) == 1 else exp.Anonymous(this="concat", expressions=parts)
     return typed(out, "varchar")
+
+
+# ---- ISO 8601 text: to_iso8601, from_iso8601_* ----------------------------------------------
+_ISO_DATE = re.compile(
+    r"^(?P<year>[+-]?\d{4,9})(?:-(?:W(?P<week>\d{2})(?:-(?P<wday>\d))?"
+    r"|(?P<yday>\d{3})|(?P<month>\d{2})(?:-(?P<day>\d{2}))?))?$"
+)
+_ISO_TIME = re.compile(
+    r"^(?P<hour>\d{2})(?::(?P<minute>\d{2})(?::(?P<second>\d{2})(?:[.,](?P<fraction>\d+))?)?)?"
+    r"(?P<zone>Z|[+-]\d{2}(?::?\d{2})?)?$"
+)
+
+
+def _iso_date(text: str) -> Optional[datetime.date]:
+    match = _ISO_DATE.match(text)
+    if not match:
+        return None
+    year = int(match.group("year"))
+    try:
+        if match.group("week"):
+            return datetime.date.fromisocalendar(
+                year, int(match.group("week")), int(match.group("wday") or 1)
+            )
+        if match.group("yday"):
+            day = int(match.group("yday"))
+            if not 1 <= day <= (366 if _leap(year) else 365):
+                return None
+            return datetime.date(year, 1, 1) + datetime.timedelta(days=day - 1)
+        return datetime.date(year, int(match.group("month") or 1), int(match.group("day") or 1))
+    except ValueError:
+        return None
+
+
+def _invalid_format(text: str) -> Exception:
+    """Athena's failure for text that is no ISO 8601 date or time at all; text that starts
+    like one but that this parser does not read (Joda reads more forms) is not run."""
+    if re.match(r"^\s*([+-]?\d|T)", text):
+        return NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
+    return AthenaError(f'INVALID_FUNCTION_ARGUMENT: Invalid format: "{text}"')
+
+
+@udf("from_iso8601_date", "date")
+def from_iso8601_date(text: Optional[str]) -> Optional[datetime.date]:
+    """Trino's from_iso8601_date (Joda's ISO date element parser): ``2020``, ``2020-05``,
+    ``2020-05-11``, ``2020-W10``, ``2020-W10-2``, ``2020-123``."""
+    if text is None:
+        return None
+    found = _iso_date(text)
+    if found is None:
+        raise _invalid_format(text)
+    return found
+
+
+def _iso_timestamp(text: str, precision: int) -> Tuple[str, int]:
+    date_text, sep, time_text = text.partition("T")
+    day = _iso_date(date_text)
+    if day is None:
+        raise _invalid_format(text)
+    wall = datetime.datetime(day.year, day.month, day.day)
+    fraction, zone = 0, "UTC"
+    if sep:
+        match = _ISO_TIME.match(time_text)
+        if not match:
+            raise _invalid_format(text)
+        hour, minute = int(match.group("hour")), int(match.group("minute") or 0)
+        second = int(match.group("second") or 0)
+        if hour > 23 or minute > 59 or second > 59:
+            raise _invalid_format(text)
+        digits = match.group("fraction") or ""
+        if len(digits) > 9:
+            raise _invalid_format(text)
+        fraction = int((digits + "000000000")[:9])
+        if precision == 3:  # Joda keeps milliseconds, dropping the rest
+            fraction = fraction // 10**6 * 10**6
+        wall = wall.replace(hour=hour, minute=minute, second=second)
+        if match.group("zone"):
+            found = zone_id(match.group("zone"))
+            if found is None:
+                raise _invalid_format(text)
+            zone = found
+    return tstz(_from_local(wall, fraction, zone), zone, precision)
+
+
+@udf("from_iso8601_timestamp", TSTZ)
+def from_iso8601_timestamp(text: Optional[str]) -> Any:
+    """Trino's from_iso8601_timestamp: a zone in the text, else the session's (UTC)."""
+    return None if text is None else _iso_timestamp(text, 3)
+
+
+@udf("from_iso8601_timestamp_nanos", TSTZ)
+def from_iso8601_timestamp_nanos(text: Optional[str]) -> Any:
+    if text is None:
+        return None
+    if "T" not in text:  # java.time's ISO_DATE_TIME needs a time
+        raise AthenaError(
+            f"INVALID_FUNCTION_ARGUMENT: Text '{text}' could not be parsed at index {len(text)}"
+        )
+    if not re.match(
+        r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?$", text
+    ):
+        raise NotRun(f"the ISO 8601 text '{text}' (a form the emulator does not read)")
+    return _iso_timestamp(text, 9)
+
+
+@rewrites("to_iso8601", "to_iso8601")
+def to_iso8601(node: exp.Expression) -> exp.Expression:
+    if len(node.expressions) != 1:
+        raise Refused(node.sql("athena"))
+    [value] = node.expressions
+    kind = type_of(value)
+    if is_tstz(kind):
+        out = udf_call("tstz_iso8601", value, exp.Literal.number(_precision(kind)))
+    elif is_date(kind):
+        out = spark("date_format(_0, 'yyyy-MM-dd')", value)
+    elif is_timestamp(kind) and kind is not None and kind.expressions and _precision(kind) <= 6:
+        digits = _precision(kind)
+        fraction = "." + "S" * digits if digits else ""
+        out = exp.Anonymous(
+            this="date_format",
+            expressions=[value, exp.Literal.string(f"yyyy-MM-dd'T'HH:mm:ss{fraction}")],
+        )
+    else:
+        raise Refused(f"{node.sql('athena')} (of a value other than a date or a zoned timestamp)")
+    return typed(out, "varchar")
+
+
+@rewrites(exp.FromISO8601Timestamp, "from_iso8601_timestamp")
+def from_iso8601_timestamp_(node: exp.Expression) -> exp.Expression:
+    return _tstz_out(node, udf_call("from_iso8601_timestamp", node.this), 3)
+
+
+@rewrites(exp.FromISO8601TimestampNanos, "from_iso8601_timestamp_nanos")
+def from_iso8601_timestamp_nanos_(node: exp.Expression) -> exp.Expression:
+    return _tstz_out(node, udf_call("from_iso8601_timestamp_nanos", node.this), 9)
+
+
+@rewrites(exp.FromISO8601Date, "from_iso8601_date")
+def from_iso8601_date_(node: exp.Expression) -> exp.Expression:
+    out = udf_call("from_iso8601_date", node.this)
+    return typed(out, "date")

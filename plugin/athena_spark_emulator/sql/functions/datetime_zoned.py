@@ -19,10 +19,11 @@ Spark would compare, order or cast that struct as a struct, not as an instant, s
 of these types is only run where its use is one of the entries here: an argument of
 AT TIME ZONE, at_timezone, timezone_hour/minute, timezone, to_iso8601, to_unixtime,
 format_datetime, date_add, date_diff or typeof; a CAST to timestamp(p), date or varchar;
+an operand of a comparison with a date or a timestamp (as the instant's Spark timestamp);
 year, month, day, hour, minute, week, day_of_week, day_of_year, quarter, extract and
 date_format, which get its wall time in its zone as a Spark timestamp (what Trino reads);
 or a column of the statement's outermost SELECT (no ORDER BY, DISTINCT or GROUP BY there).
-Anything else (a comparison, a join key, a CTAS column, ...) is refused.
+Anything else (another comparison, a join key, a CTAS column, ...) is refused.
 
 **A time** (``TIME '01:00'``, ``TIME '01:02:03.456 -08:00'``) is a struct ``athena_time``
 (or ``athena_timetz``) of its printed text, under the same rule of use; ``+``/``-`` of an
@@ -335,18 +336,18 @@ def _month_difference(minuend: datetime.datetime, subtrahend: datetime.datetime)
 @udf("tstz_date_diff", "bigint")
 def tstz_date_diff(unit: str, first: Any, second: Any) -> Optional[int]:
     """date_diff of two timestamps with time zone: whole units from ``first`` to
-    ``second``, a day and more counted on wall times in ``first``'s zone."""
+    ``second``, a day and more counted on wall times in ``first``'s zone, both to the
+    millisecond (Trino's timestamptz.DateDiff reads their epoch milliseconds)."""
     if first is None or second is None:
         return None
     start, zone = instant(first)
     end, _ = instant(second)
+    start, end = start // 10**6 * 10**6, end // 10**6 * 10**6  # Trino counts epoch millis
     if unit in _SECOND_UNITS:
         return int((end - start) / _SECOND_UNITS[unit])
     (a, fa), (b, fb) = _local(start, zone), _local(end, zone)
     wall_a = a + datetime.timedelta(microseconds=fa // 1000)
     wall_b = b + datetime.timedelta(microseconds=fb // 1000)
-    if (fa % 1000 or fb % 1000) and unit not in ("day", "week"):
-        raise NotRun("date_diff of timestamps with time zone with nanoseconds")
     if unit in ("day", "week"):
         span = (b - a).days * 86400 * 10**9 + (b - a).seconds * 10**9 + fb - fa
         return int(span / ((7 if unit == "week" else 1) * 86400 * 10**9))
@@ -444,7 +445,39 @@ def _reads_wall_time(node: exp.Expression) -> bool:
     return isinstance(parent, exp.Anonymous) and str(parent.name).lower() == "second"
 
 
+#: Trino compares a timestamp (or a date) with a timestamp with time zone by casting it to
+#: one in the session's zone, UTC on Athena (TypeCoercion), then compares the instants.
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between)
+
+
+def _compared(node: exp.Expression) -> bool:
+    """Whether ``node`` is an operand of a comparison with a date or a timestamp, whose
+    other operands are dates, timestamps or timestamps with time zone (another comparison
+    of one, of two zoned values among them, is refused)."""
+    child, parent = node, node.parent
+    while isinstance(parent, exp.Paren):
+        child, parent = parent, parent.parent
+    if not isinstance(parent, _COMPARISONS):
+        return False
+    kinds = [type_of(v) for k, v in parent.args.items() if v is not None and v is not child]
+    unzoned = [is_timestamp(k) or (k is not None and k.this == T.DATE) for k in kinds]
+    return any(unzoned) and all(u or is_tstz(k) for u, k in zip(unzoned, kinds))
+
+
+def _instant(node: exp.Expression, out: exp.Expression, precision: int) -> exp.Expression:
+    """A timestamp with time zone as the Spark timestamp of its instant (UTC, the session's
+    zone), which Spark compares with timestamps and dates as Trino compares instants."""
+    if precision > 6:
+        where = node.parent.sql("athena") if node.parent is not None else ""
+        raise Refused(f"{where} (a comparison of a timestamp of more than 6 digits)")
+    digits = exp.Literal.number(precision)
+    utc = udf_call("tstz_at_zone", out, exp.Literal.string("UTC"), digits)
+    return typed(udf_call("tstz_to_timestamp", utc, digits), f"timestamp({precision})")
+
+
 def _tstz_out(node: exp.Expression, out: exp.Expression, precision: int) -> exp.Expression:
+    if _compared(node):
+        return _instant(node, out, precision)
     if _reads_wall_time(node):
         if precision > 6:
             where = node.parent.sql("athena") if node.parent is not None else ""
@@ -550,6 +583,10 @@ def typed_cast(node: exp.Expression, safe: bool) -> exp.Expression:
             raise Refused(
                 f"{node.sql('athena')} (a timestamp literal the emulator cannot read)"
             ) from None
+        if _compared(node) and precision <= 6:  # its instant as a literal (UTC)
+            nanos = instant((text, offset))[0]
+            moment = _wall_text(*_local(nanos, "UTC"), 6)
+            return typed(spark(f"TIMESTAMP '{moment}'"), f"timestamp({precision})")
         out = spark(
             f"named_struct('athena_tstz', _0, 'athena_offset', {offset})", exp.Literal.string(text)
         )

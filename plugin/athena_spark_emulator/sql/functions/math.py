@@ -18,6 +18,7 @@ from athena_spark_emulator.sql.spark_forms import (
     is_decimal,
     is_double,
     is_integral,
+    literal_int,
     spark,
     type_of,
     typed,
@@ -77,7 +78,6 @@ def divide(node: exp.Expression) -> exp.Expression:
 
 # ---- numbers --------------------------------------------------------------------------------
 for _cls, _name in (
-    (exp.Abs, "abs"),
     (exp.Sqrt, "sqrt"),
     (exp.Exp, "exp"),
 ):
@@ -111,7 +111,6 @@ def log(node: exp.Expression) -> exp.Expression:
 # verified as sqlglot renders them (Spark's function has Trino's semantics)
 for _cls, _name in (
     (exp.Pow, "power"),
-    (exp.Round, "round"),
     (exp.Pi, "pi"),
     (exp.Rand, "random"),
     (exp.Cbrt, "cbrt"),
@@ -145,7 +144,8 @@ def cosine_distance(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.Sign, "sign")
 def sign(node: exp.Expression) -> exp.Expression:
-    """Trino's sign keeps an integer argument's type; Spark's signum is a double."""
+    """Trino's sign keeps an integer argument's type; Spark's signum is a double. Of a
+    decimal(p,s) it is a decimal(1,0), -1, 0 or 1 (MathFunctions.Sign)."""
     kind = type_of(node.this)
     if is_integral(kind):
         assert kind is not None
@@ -154,7 +154,61 @@ def sign(node: exp.Expression) -> exp.Expression:
         return out
     if is_double(kind):
         return spark("signum(_0)", node.this)
-    raise Refused(f"{node.sql('athena')} (sign of a value other than an integer or double)")
+    if _decimal(kind) is not None:
+        return typed(spark("CAST(signum(_0) AS DECIMAL(1, 0))", node.this), "decimal(1,0)")
+    raise Refused(
+        f"{node.sql('athena')} (sign of a value other than an integer, double or decimal)"
+    )
+
+
+# ---- abs, round and truncate of decimals: MathFunctions' result types ----------------------
+def _decimal(kind: Optional[exp.DataType]) -> Optional[tuple]:
+    """(precision, scale) of a decimal type (None: another, or one of unknown size)."""
+    return decimal_parts(kind) if is_decimal(kind) and kind is not None else None
+
+
+def _digits(node: exp.Expression) -> int:
+    """The literal n of round(x, n) / truncate(x, n) of a decimal (Spark's round takes a
+    constant only)."""
+    digits = literal_int(node.args["decimals"])
+    if digits is None:
+        raise Refused(f"{node.sql('athena')} (of a decimal, with n other than an integer literal)")
+    return digits
+
+
+@rewrites(exp.Abs, "abs")
+def abs_(node: exp.Expression) -> exp.Expression:
+    """abs(decimal(p,s)) is a decimal(p,s) (MathFunctions.Abs); Spark's abs keeps the
+    types of its argument as Trino's does. Of others, as sqlglot renders it."""
+    kind = type_of(node.this)
+    if _decimal(kind) is not None:
+        return typed(node, kind)  # type: ignore[arg-type]
+    return node
+
+
+@rewrites(exp.Round, "round")
+def round_(node: exp.Expression) -> exp.Expression:
+    """round of a decimal(p,s) rounds half up (away from zero), as Spark's round of a
+    decimal does, to Trino's types (MathFunctions.Round, RoundN): round(x) is a
+    decimal(min(38, p - s + min(1, s)), 0); round(x, n) a decimal(min(38, p + 1), s), 0
+    where n is below -(p - s). Of other types, as sqlglot renders it."""
+    parts = _decimal(type_of(node.this))
+    if parts is None:
+        return node
+    precision, scale = parts
+    if node.args.get("decimals") is None:
+        digits = min(38, precision - scale + min(1, scale))
+        out = spark(f"CAST(round(_0, 0) AS DECIMAL({digits}, 0))", node.this)
+        return typed(out, f"decimal({digits},0)")
+    n, digits = _digits(node), min(38, precision + 1)
+    if precision - scale + n < 0:
+        out = spark(
+            f"CASE WHEN _0 IS NULL THEN NULL ELSE CAST(0 AS DECIMAL({digits}, {scale})) END",
+            node.this,
+        )
+    else:
+        out = spark(f"CAST(round(_0, {n}) AS DECIMAL({digits}, {scale}))", node.this)
+    return typed(out, f"decimal({digits},{scale})")
 
 
 # ---- math -----------------------------------------------------------------------------------
@@ -324,14 +378,24 @@ def truncate_double(value: Optional[float]) -> Optional[float]:
 @rewrites(exp.Trunc, "truncate")
 def _truncate(node: exp.Expression) -> exp.Expression:
     """truncate(x) of a double (a double) or a decimal(p, s) (a decimal(max(1, p - s), 0));
-    truncate(x, n) and truncate of a real are refused."""
-    if node.args.get("decimals") is not None:
-        raise Refused(f"{node.sql('athena')} (truncate(x, n))")
+    truncate(x, n) of a decimal(p, s) drops the digits after the n-th toward zero, a
+    decimal(p, s) (MathFunctions.Truncate, TruncateN); truncate(x, n) of a double and
+    truncate of a real are refused."""
     value = node.this
     kind = type_of(value)
+    parts = _decimal(kind)
+    if node.args.get("decimals") is not None:
+        if parts is None:
+            raise Refused(f"{node.sql('athena')} (truncate(x, n) of other than a decimal)")
+        precision, scale = parts
+        n = _digits(node)
+        text = (
+            f"CAST(CASE WHEN _0 < 0 THEN ceil(_0, {n}) ELSE floor(_0, {n}) END "
+            f"AS DECIMAL({precision}, {scale}))"
+        )
+        return typed(spark(text, value), f"decimal({precision},{scale})")
     if is_double(kind) and kind is not None and kind.this == T.DOUBLE:
         return typed(udf_call("truncate_double", value), "double")
-    parts = decimal_parts(kind) if is_decimal(kind) and kind is not None else None
     if parts is not None:
         precision, scale = parts
         digits = max(1, precision - scale)

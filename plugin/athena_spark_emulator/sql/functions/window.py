@@ -1,15 +1,18 @@
 """Window functions (Trino's ``functions/window.md``): the ranking and value functions, as
-sqlglot renders them for Spark, and IGNORE/RESPECT NULLS of the value functions. Aggregates
-over a window are aggregate.py's. Examples: ``tests/conformance/examples/window.yml``.
+sqlglot renders them for Spark, IGNORE/RESPECT NULLS of the value functions, and RANGE
+frames with an interval offset over a date (:func:`range_frame`, which each aggregate and
+value function runs on its window). Aggregates over a window are aggregate.py's. Examples:
+``tests/conformance/examples/window.yml``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions.table import same
+from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
+from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, spark, type_of
 
 _cls: Any
 _name: str
@@ -22,14 +25,64 @@ for _cls, _name in (
     (exp.DenseRank, "dense_rank"),
     (exp.Lag, "lag"),
     (exp.Lead, "lead"),
-    (exp.FirstValue, "first_value"),
-    (exp.LastValue, "last_value"),
-    (exp.NthValue, "nth_value"),
     (exp.PercentRank, "percent_rank"),
     (exp.CumeDist, "cume_dist"),
     (exp.Ntile, "ntile"),
 ):
     same(_cls, _name)
+
+
+# ---- RANGE frames with an interval offset ----------------------------------------------------
+_SUB_DAY = {"HOUR", "MINUTE", "SECOND", "MILLISECOND"}
+
+
+def range_frame(node: exp.Expression) -> exp.Expression:
+    """``node`` (a function) with its window's RANGE frame in a form Spark runs: Trino
+    takes an interval offset over a date or timestamp sort key (the frame's bounds are the
+    key plus or minus the interval: StatementAnalyzer's frame offset checks, RangeFraming);
+    Spark takes one over a timestamp or an interval only (RANGE_FRAME_INVALID_TYPE for a
+    date). A key not known to be a timestamp or an interval becomes ``key + INTERVAL '0'
+    SECOND``: a date's midnight in the session's zone (UTC on Athena) as a timestamp, a
+    timestamp or an interval itself, and for any other key a failure, as in Trino. Peers, NULL keys
+    (whose frame is the NULL rows) and NULLS FIRST/LAST are the same in Spark as in Trino
+    (RangeFraming); number offsets over number keys run as they are. Trino fails adding
+    hours, minutes or seconds to a date: such an offset over a date is refused."""
+    outer = node
+    while isinstance(outer.parent, (exp.IgnoreNulls, exp.RespectNulls, exp.Filter)):
+        outer = outer.parent
+    window = outer.parent
+    if not isinstance(window, exp.Window) or window.this is not outer:
+        return node
+    spec, order = window.args.get("spec"), window.args.get("order")
+    if spec is None or order is None or str(spec.args.get("kind") or "").upper() != "RANGE":
+        return node
+    offsets = [spec.args.get(k) for k in ("start", "end")]
+    units = {
+        str(o.args["unit"].name).upper()
+        for o in offsets
+        if isinstance(o, exp.Interval) and o.args.get("unit") is not None
+    }
+    if not units or len(order.expressions) != 1 or window.meta.get("athena_range_frame"):
+        return node
+    key = order.expressions[0].this
+    kind = type_of(key)
+    if is_date(kind) and units & _SUB_DAY:
+        raise Refused(
+            f"{window.sql('athena')} (a RANGE frame over a date with an offset in hours, "
+            "minutes or seconds: Athena fails adding them to a date)"
+        )
+    if not (is_timestamp(kind) or (kind is not None and kind.this == exp.DataType.Type.INTERVAL)):
+        key.replace(spark("_0 + INTERVAL '0' SECOND", key))
+    window.meta["athena_range_frame"] = True
+    return node
+
+
+for _cls, _name in (
+    (exp.FirstValue, "first_value"),
+    (exp.LastValue, "last_value"),
+    (exp.NthValue, "nth_value"),
+):
+    rewrites(_cls, _name)(range_frame)
 
 
 # IGNORE NULLS / RESPECT NULLS: Trino takes them on the value functions only (first_value,
@@ -45,3 +98,33 @@ def _nulls_treatment(node: exp.Expression) -> Optional[str]:
 
 same(exp.IgnoreNulls, "ignore nulls", _nulls_treatment)
 same(exp.RespectNulls, "respect nulls", _nulls_treatment)
+
+
+# ---- an aggregate whose Spark form is an expression of other aggregates ----------------------
+Wrap = Callable[[exp.Expression], exp.Expression]
+
+
+def in_clauses(node: exp.Expression, build: Callable[[Wrap], exp.Expression]) -> exp.Expression:
+    """The Spark form of the aggregate call ``node`` built by ``build`` from other aggregate
+    calls (avg of a decimal as sum / count): ``build`` gets ``wrap``, which puts one such
+    call in ``node``'s own FILTER (WHERE ...) and OVER (...) clauses, so the form is an
+    expression of calls that each keep them. When ``node`` has such clauses, the form
+    replaces the outermost of them in the tree and ``node`` itself is answered (the
+    translation then leaves it: it is no longer in the tree)."""
+    outer, layers = node, []
+    while isinstance(outer.parent, (exp.Filter, exp.Window)) and outer.parent.this is outer:
+        outer = outer.parent
+        layers.append(outer)
+
+    def wrap(call: exp.Expression) -> exp.Expression:
+        for layer in layers:
+            copy = layer.copy()
+            copy.set("this", call)
+            call = copy
+        return call
+
+    form = build(wrap)
+    if outer is node:
+        return form
+    outer.replace(form)
+    return node
