@@ -83,9 +83,9 @@ def type_of(node: exp.Expression) -> Optional[exp.DataType]:
         return literal_type(node.this)
     if isinstance(node, exp.Cast):  # a translated cast carries its Athena type
         found = node.type
-        if found is not None and found.this != exp.DataType.Type.UNKNOWN:
-            return found
-        return node.to
+        if found is None or found.this == exp.DataType.Type.UNKNOWN:
+            found = node.to
+        return _default_precision(found)
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
         return arithmetic_type(node)
     found = node.type
@@ -94,6 +94,25 @@ def type_of(node: exp.Expression) -> Optional[exp.DataType]:
             return LAMBDA_TYPES[0](node)  # a lambda's parameter
         return None
     return found
+
+
+#: Trino's types whose bare name stands for precision 3 (``language/types.md``: "TIMESTAMP
+#: is an alias for TIMESTAMP(3)"; the same for TIME and their zoned forms).
+_PRECISION_3 = (
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.TIME,
+    exp.DataType.Type.TIMETZ,
+)
+
+
+def _default_precision(kind: Optional[exp.DataType]) -> Optional[exp.DataType]:
+    """``kind``, a bare timestamp or time type given Trino's default precision 3."""
+    if kind is None or kind.this not in _PRECISION_3 or kind.expressions:
+        return kind
+    return exp.DataType(
+        this=kind.this, expressions=[exp.DataTypeParam(this=exp.Literal.number(3))]
+    )
 
 
 def arithmetic_type(node: exp.Expression) -> Optional[exp.DataType]:

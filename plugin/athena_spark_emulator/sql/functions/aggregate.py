@@ -435,7 +435,8 @@ def _number(node: exp.Expression) -> Optional[float]:
 
 @rewrites(exp.ApproxQuantile, "approx_percentile")
 def approx_percentile(node: exp.Expression) -> exp.Expression:
-    """approx_percentile(x, percentage | ARRAY[percentages]) of bigint and double: Spark's
+    """approx_percentile(x, percentage | ARRAY[percentages]) of bigint, double and real (a
+    decimal is read as real, as Trino resolves it): Spark's
     percentile_approx at its accuracy 10000 (a rank error of at most 1/10000 of the rows:
     within Trino's documented approximation, not necessarily the value Athena picks, which
     is no more certain); the weighted and accuracy forms are refused."""
@@ -456,8 +457,12 @@ def approx_percentile(node: exp.Expression) -> exp.Expression:
         spark_type, athena_type = "BIGINT", "bigint"
     elif is_double(kind) and kind is not None and kind.this == exp.DataType.Type.DOUBLE:
         spark_type, athena_type = "DOUBLE", "double"
+    elif is_decimal(kind) or (kind is not None and kind.this == exp.DataType.Type.FLOAT):
+        # Trino has approx_percentile of bigint, double and real; a decimal coerces to both
+        # double and real, and FunctionResolver picks the most specific: real
+        spark_type, athena_type = "FLOAT", "real"
     else:
-        raise Refused(f"{node.sql('athena')} (of a value other than bigint or double)")
+        raise Refused(f"{node.sql('athena')} (of a value other than a number)")
     if isinstance(percentage, exp.Array):
         out = spark(
             f"CAST(percentile_approx(CAST(_0 AS {spark_type}), CAST(_1 AS ARRAY<DOUBLE>), 10000) AS ARRAY<{spark_type}>)",

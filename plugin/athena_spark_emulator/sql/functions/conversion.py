@@ -162,7 +162,7 @@ def _rounded_timestamp(
         f"{precision - 6}) AS BIGINT))",
         value,
     )
-    out.type = node.args["to"]
+    out.type = exp.DataType.build(f"timestamp({precision})")  # a bare TIMESTAMP is (3)
     return out
 
 
