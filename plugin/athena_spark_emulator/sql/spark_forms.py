@@ -110,9 +110,7 @@ def _default_precision(kind: Optional[exp.DataType]) -> Optional[exp.DataType]:
     """``kind``, a bare timestamp or time type given Trino's default precision 3."""
     if kind is None or kind.this not in _PRECISION_3 or kind.expressions:
         return kind
-    return exp.DataType(
-        this=kind.this, expressions=[exp.DataTypeParam(this=exp.Literal.number(3))]
-    )
+    return exp.DataType(this=kind.this, expressions=[exp.DataTypeParam(this=exp.Literal.number(3))])
 
 
 def arithmetic_type(node: exp.Expression) -> Optional[exp.DataType]:
