@@ -202,6 +202,17 @@ def load_examples(folder: Path = EXAMPLES_DIR) -> List[Example]:
     return examples
 
 
+def sample(examples: Sequence[Example], size: Optional[int], seed: int = 0) -> List[Example]:
+    """``size`` examples chosen at random with ``seed``, kept in corpus order (all of them
+    when ``size`` is None or not smaller)."""
+    if size is None or size >= len(examples):
+        return list(examples)
+    import random
+
+    chosen = set(random.Random(seed).sample(range(len(examples)), size))
+    return [e for i, e in enumerate(examples) if i in chosen]
+
+
 def load_corpus(name: str = "docs") -> List[Example]:
     """``docs`` (Trino's and Athena's documented examples), ``trino`` (Trino's unit tests,
     trino_examples/) or ``all``."""

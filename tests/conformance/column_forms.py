@@ -1,0 +1,771 @@
+"""The column forms of a conformance entry: its literal arguments lifted into the columns of
+a one-row table, so that the same statement runs over a table's columns instead of
+constants. Pure: sqlglot and the standard library (no emulator, no Spark).
+
+A literal argument ``f(1.5, 'abc')`` becomes ``f(lit_0, lit_1)`` read ``FROM <relation>``,
+where the relation holds one row ``(1.5, 'abc')`` in columns ``lit_0 decimal(2,1)``,
+``lit_1 string``. The relation is a Hive table, an Iceberg table, a view over the Hive table
+or ``WITH t AS (SELECT * FROM <hive table>)`` (bench/conformance.py ``--forms`` runs them);
+each must give the literal form's answer.
+
+What is lifted (a *liftable* value), with the Athena type Trino gives the literal
+(``io.trino.sql.analyzer.ExpressionAnalyzer``'s ``visitStringLiteral``, ``visitLongLiteral``,
+``visitDecimalLiteral``, ``visitDoubleLiteral``, ``visitGenericLiteral``; decimal precision
+and scale as ``io.trino.spi.type.Decimals.parse`` counts them):
+
+* ``'abc'``: varchar (a ``string`` column: its type is ``varchar``, not the literal's
+  ``varchar(3)``; so the type checks of Trino's corpus apply to the literal form only);
+* ``1``: integer; ``3000000000``: bigint (wider ones, decimals in Trino, stay literals);
+  ``1.5``: decimal(2,1); ``1e0``: double;
+* typed literals ``DATE``, ``DECIMAL``, ``REAL``, ``DOUBLE``, ``TINYINT``, ``SMALLINT``,
+  ``INTEGER``, ``BIGINT``, and ``TIMESTAMP`` where the table's column holds its value
+  exactly: a Hive table's timestamps are timestamp(3), an Iceberg table's timestamp(6), so
+  a timestamp(3) literal goes into Hive, a timestamp(6) one into Iceberg, and one without
+  fractional seconds into both (its answer then prints ``.000`` zeros, which the harness
+  drops: harness.py rule 5);
+* ``X'0A'``: varbinary; ``true``/``false``: boolean;
+* ``CAST(NULL AS T)`` for a scalar type ``T`` a table holds: a NULL of that type;
+* ``ARRAY[...]`` whose elements are liftable and of one type (NULLs allowed), and
+  ``ROW(...)`` of liftable fields (a ``struct<field0:..., field1:...>``, printed as Athena
+  prints an anonymous row). ``MAP(ARRAY[...], ARRAY[...])`` lifts its two arrays.
+
+What stays a literal, and why:
+
+* types a table cannot hold: time, timestamp with time zone, interval, json, ipaddress,
+  uuid, char, the sketch types (HyperLogLog, qdigest, ...), varchar(n) of a typed literal,
+  ``NaN``/``Infinity`` of REAL/DOUBLE; an Iceberg table also lacks tinyint and smallint;
+  arrays mixing element types (Trino coerces them: ``ARRAY[1, 2.5]``), NULL alone,
+  ``ARRAY[]``, ``U&'...'`` strings;
+* a literal that is a whole select item (``SELECT 1``): no argument of anything;
+* the query's code rather than its data (:data:`CONSTANT_ARGS`): date/time units, format
+  and regular expression patterns, JSON paths and time zone names. Trino accepts a column
+  in most of these places, but queries write them as constants, and the emulator turns
+  them into Spark constructs when it translates; a column there is another test;
+* the type parameters of a CAST, LIKE's ESCAPE character, interval literals, window frames, and anything inside a
+  subquery;
+* ``DECIMAL '007.5'``: Trino's docs count leading zeros in the precision
+  (``decimal.md``: ``DECIMAL '0000012345.1234500000'`` is ``DECIMAL(20, 10)``), Trino 410's
+  ``Decimals.parse`` does not (15, 10): which type the column should have is not settled;
+* ``-2147483648`` and ``-9223372036854775808``: without the sign the literal is of the
+  next wider type.
+
+An entry is *not applicable* (and counted so) when it is not one SELECT without FROM,
+WHERE, GROUP BY, ORDER BY, ... (a query with its own FROM or VALUES would change under the
+lifting), when sqlglot cannot parse it, or when nothing in it is liftable.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token, TokenType
+
+from athena_spark_emulator.sql.syntax import plain_numbers
+
+DIALECT = "athena"  # as plugin/athena_spark_emulator/sql/syntax.py reads Athena SQL
+HIVE = "hive"
+ICEBERG = "iceberg"
+KINDS = (HIVE, ICEBERG)
+#: the timestamp precision of each table format's ``timestamp`` columns
+TIMESTAMP_PRECISION = {HIVE: 3, ICEBERG: 6}
+COLUMN_PREFIX = "lit_"
+
+#: (function, argument index from 0) that stay literals: the query's code, not its data
+CONSTANT_ARGS = {
+    **{(f, 0): "a date/time unit" for f in ("date_trunc", "date_add", "date_diff")},
+    **{
+        (f, 1): "a date/time format"
+        for f in ("date_format", "date_parse", "format_datetime", "parse_datetime")
+    },
+    **{(f, 1): "a time zone name" for f in ("at_timezone", "with_timezone", "from_unixtime")},
+    **{(f, 0): "a number format" for f in ("format",)},
+    **{
+        (f, 1): "a regular expression"
+        for f in (
+            "regexp_like",
+            "regexp_extract",
+            "regexp_extract_all",
+            "regexp_replace",
+            "regexp_split",
+            "regexp_count",
+            "regexp_position",
+        )
+    },
+    **{
+        (f, 1): "a JSON path"
+        for f in ("json_extract", "json_extract_scalar", "json_size", "json_array_get")
+    },
+}
+
+_INT_RANGES = {
+    "tinyint": (-(2**7), 2**7 - 1),
+    "smallint": (-(2**15), 2**15 - 1),
+    "integer": (-(2**31), 2**31 - 1),
+    "bigint": (-(2**63), 2**63 - 1),
+}
+_GLUE_SCALARS = {
+    "tinyint": "tinyint",
+    "smallint": "smallint",
+    "integer": "int",
+    "bigint": "bigint",
+    "real": "float",
+    "double": "double",
+    "boolean": "boolean",
+    "varchar": "string",
+    "date": "date",
+    "varbinary": "binary",
+}
+# sqlglot's type of CAST(NULL AS <type>) -> the Athena type (scalars a table holds)
+_CAST_TYPES = {
+    exp.DataType.Type.TINYINT: "tinyint",
+    exp.DataType.Type.SMALLINT: "smallint",
+    exp.DataType.Type.INT: "integer",
+    exp.DataType.Type.BIGINT: "bigint",
+    exp.DataType.Type.FLOAT: "real",
+    exp.DataType.Type.DOUBLE: "double",
+    exp.DataType.Type.BOOLEAN: "boolean",
+    exp.DataType.Type.DATE: "date",
+    exp.DataType.Type.VARBINARY: "varbinary",
+}
+_TYPED_LITERAL_WORDS = {
+    "date",
+    "time",
+    "timestamp",
+    "decimal",
+    "numeric",
+    "real",
+    "double",
+    "precision",
+    "char",
+    "varchar",
+    "json",
+    "ipaddress",
+    "uuid",
+    "interval",
+    "tinyint",
+    "smallint",
+    "integer",
+    "int",
+    "bigint",
+    "boolean",
+    "varbinary",
+    "zone",
+    "&",
+}
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIMESTAMP = re.compile(
+    r"(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}(?::\d{2})?)(?:(?<=:\d{2}:\d{2})\.(\d{1,12}))?"
+)
+_DECIMAL = re.compile(r"([+-]?)0*(\d*)(?:\.(\d*))?")
+_CLAUSES = (
+    "from_",
+    "from",
+    "joins",
+    "where",
+    "group",
+    "having",
+    "order",
+    "limit",
+    "offset",
+    "with",
+)
+_CLAUSES += ("qualify", "windows", "laterals", "distribute", "sort", "cluster", "into")
+
+
+@dataclass(frozen=True)
+class Type:
+    """The Athena type of a liftable value; ``precision``: a timestamp literal's digits of
+    fractional seconds (timestamps anywhere inside)."""
+
+    name: str  # "integer", "decimal(2,1)", "array", "row", "timestamp"
+    children: Tuple[Type, ...] = ()
+    precision: Optional[int] = None
+
+    def athena(self, kind: str) -> str:
+        if self.name == "timestamp":
+            return f"timestamp({TIMESTAMP_PRECISION[kind]})"
+        if self.name == "array":
+            return f"array({self.children[0].athena(kind)})"
+        if self.name == "row":
+            fields = ", ".join(f"field{i} {c.athena(kind)}" for i, c in enumerate(self.children))
+            return f"row({fields})"
+        return self.name
+
+    def glue(self) -> str:
+        if self.name == "timestamp":
+            return "timestamp"
+        if self.name == "array":
+            return f"array<{self.children[0].glue()}>"
+        if self.name == "row":
+            fields = ",".join(f"field{i}:{c.glue()}" for i, c in enumerate(self.children))
+            return f"struct<{fields}>"
+        return _GLUE_SCALARS.get(self.name, self.name)  # decimal(p,s) is its own Glue name
+
+    def held_by(self, kind: str) -> bool:
+        """Whether a ``kind`` table's column holds this type's values exactly."""
+        if kind == ICEBERG and self.name in ("tinyint", "smallint"):
+            return False
+        if self.name == "timestamp":
+            return self.precision in (0, TIMESTAMP_PRECISION[kind])
+        return all(c.held_by(kind) for c in self.children)
+
+    def same(self, other: Type) -> bool:
+        return (self.name, self.children, self.precision) == (
+            other.name,
+            other.children,
+            other.precision,
+        )
+
+
+@dataclass(frozen=True)
+class Value:
+    """A liftable value: its type and the value a seed row holds (glue_types' forms)."""
+
+    type: Type
+    value: Any
+
+
+@dataclass(frozen=True)
+class Lifted:
+    """One literal lifted into column ``name``; ``start``/``end`` its span in the SQL."""
+
+    name: str
+    text: str
+    type: Type
+    value: Any
+    start: int
+    end: int  # exclusive
+
+
+@dataclass
+class Lifting:
+    """An entry's literals lifted for one table format, or why it is not applicable."""
+
+    kind: str
+    sql: str  # the statement the spans refer to
+    lifted: List[Lifted] = field(default_factory=list)
+    not_applicable: str = ""  # the reason, when nothing is lifted
+
+    @property
+    def applicable(self) -> bool:
+        return not self.not_applicable
+
+    def columns(self) -> List[Tuple[str, str]]:
+        """``[(name, Glue type)]`` of the table."""
+        return [(item.name, item.type.glue()) for item in self.lifted]
+
+    def athena_types(self) -> Dict[str, str]:
+        return {item.name: item.type.athena(self.kind) for item in self.lifted}
+
+    def row(self) -> List[Any]:
+        return [item.value for item in self.lifted]
+
+    def body(self) -> str:
+        """The statement with each lifted literal replaced by its column."""
+        out, last = [], 0
+        for item in sorted(self.lifted, key=lambda i: i.start):
+            out.append(self.sql[last : item.start])
+            out.append(item.name)
+            last = item.end
+        out.append(self.sql[last:])
+        return "".join(out)
+
+    def query(self, relation: str) -> str:
+        """The statement reading the columns ``FROM relation`` (on a line of its own, so a
+        trailing ``--`` comment cannot swallow it)."""
+        return f"{self.body()}\nFROM {relation}"
+
+    def cte_query(self, table: str) -> str:
+        """``WITH t AS (SELECT * FROM table) <statement> FROM t``: dbt's import CTE."""
+        return f"WITH t AS (SELECT * FROM {table})\n{self.query('t')}"
+
+
+# ---------------------------------------------------------------------------------------
+# Values of literals
+
+
+def integer_type(number: int) -> Optional[str]:
+    """Trino's type of an integer literal: integer, else bigint (None: wider)."""
+    for name in ("integer", "bigint"):
+        low, high = _INT_RANGES[name]
+        if low <= number <= high:
+            return name
+    return None
+
+
+def decimal_type(text: str) -> Optional[Tuple[int, int, str]]:
+    """(precision, scale, the value's text) of a decimal literal, as
+    ``io.trino.spi.type.Decimals.parse`` counts them: leading zeros are no digits, and
+    precision is at least 1 (None: not a decimal, or more than 38 digits)."""
+    match = _DECIMAL.fullmatch(text.strip())
+    if match is None or not (match.group(2) or match.group(3) or "0" in text):
+        return None
+    sign, integral, fraction = match.group(1), match.group(2), match.group(3) or ""
+    scale = len(fraction)
+    precision = max(len(integral) + scale, 1)
+    if precision > 38:
+        return None
+    return precision, scale, f"{'-' if sign == '-' else ''}{integral or '0'}.{fraction}"
+
+
+def number_value(text: str) -> Optional[Value]:
+    """A number literal as written: integer/bigint, decimal (a point) or double (an
+    exponent)."""
+    if re.fullmatch(r"\d+", text):
+        name = integer_type(int(text))
+        return Value(Type(name), int(text)) if name else None
+    if re.search(r"[eE]", text):
+        return Value(Type("double"), float(text))
+    parsed = decimal_type(text)
+    if parsed is None:
+        return None
+    precision, scale, value = parsed
+    return Value(Type(f"decimal({precision},{scale})"), value.rstrip(".") if not scale else value)
+
+
+def typed_literal_value(word: str, text: str) -> Optional[Value]:
+    """``<word> '<text>'``: DATE, TIMESTAMP, DECIMAL, REAL, DOUBLE and the integer types, as
+    a table can hold them (None: another type, or a value we do not read exactly)."""
+    reader = _TYPED_READERS.get(word.lower())
+    return reader(word.lower(), text.strip()) if reader else None
+
+
+def _date_value(word: str, text: str) -> Optional[Value]:
+    if not _DATE.fullmatch(text):
+        return None
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return None
+    return Value(Type("date"), text)
+
+
+def _decimal_value(word: str, text: str) -> Optional[Value]:
+    if re.match(r"[+-]?0\d", text):
+        return None  # leading zeros: see the module's docstring
+    parsed = decimal_type(text)
+    if parsed is None:
+        return None
+    precision, scale, value = parsed
+    return Value(Type(f"decimal({precision},{scale})"), value)
+
+
+def _floating_value(word: str, text: str) -> Optional[Value]:
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    if number != number or number in (float("inf"), float("-inf")):
+        return None
+    return Value(Type(word), number)
+
+
+def _integer_value(word: str, text: str) -> Optional[Value]:
+    if not re.fullmatch(r"[+-]?\d+", text):
+        return None
+    low, high = _INT_RANGES[word]
+    number = int(text)
+    return Value(Type(word), number) if low <= number <= high else None
+
+
+def _timestamp_value(text: str) -> Optional[Value]:
+    match = _TIMESTAMP.fullmatch(text)
+    if match is None:
+        return None
+    day, clock, fraction = match.group(1), match.group(2), match.group(3) or ""
+    try:
+        datetime.datetime.fromisoformat(f"{day} {clock}")
+    except ValueError:
+        return None
+    if len(fraction) > 6:
+        return None
+    return Value(Type("timestamp", precision=len(fraction)), text)
+
+
+_TYPED_READERS = {
+    "date": _date_value,
+    "timestamp": lambda word, text: _timestamp_value(text),
+    "decimal": _decimal_value,
+    "real": _floating_value,
+    "double": _floating_value,
+    **{name: _integer_value for name in _INT_RANGES},
+}
+
+
+def _common_type(values: Sequence[Optional[Value]]) -> Optional[Type]:
+    """The one type of non-NULL values (None: none, or two types)."""
+    types = [v.type for v in values if v is not None]
+    if not types or any(not t.same(types[0]) for t in types[1:]):
+        return None
+    return types[0]
+
+
+# ---------------------------------------------------------------------------------------
+# Reading the statement
+
+
+@dataclass
+class _Statement:
+    sql: str
+    tree: exp.Expression
+    tokens: List[Token]
+    spans: Dict[int, Tuple[int, int]] = field(default_factory=dict)  # id(node) -> span
+
+    def token_at(self, start: int) -> int:
+        for i, token in enumerate(self.tokens):
+            if token.start == start:
+                return i
+        return -1
+
+    def previous_word(self, start: int) -> str:
+        i = self.token_at(start)
+        return self.tokens[i - 1].text.lower() if i > 0 else ""
+
+    def span(self, node: exp.Expression) -> Optional[Tuple[int, int]]:
+        if id(node) in self.spans:
+            return self.spans[id(node)]
+        meta = node.meta
+        if "start" in meta and "end" in meta:
+            return meta["start"], meta["end"] + 1
+        return None
+
+
+def _read(sql: str) -> Union[_Statement, str]:
+    """The statement parsed and tokenised, or why it is not applicable."""
+    try:
+        tokens = list(sqlglot.tokenize(sql, read=DIALECT))
+        trees = [t for t in sqlglot.parse(sql, read=DIALECT) if t is not None]
+    except (ParseError, TokenError) as exc:
+        return f"sqlglot cannot parse it ({str(exc).splitlines()[0][:80]})"
+    if len(trees) != 1 or not isinstance(trees[0], exp.Select):
+        return "not a single SELECT"
+    tree = trees[0]
+    used = [c for c in _CLAUSES if tree.args.get(c)]
+    if used:
+        return f"a query with its own {used[0].rstrip('_').upper()}"
+    if re.search(r"\bjson_(query|value|exists|object|array|table)\s*\(", sql, re.I):
+        return "SQL/JSON clauses (the emulator rewrites them before parsing)"
+    statement = _Statement(sql, tree, tokens)
+    _place_unanchored(statement)
+    return statement
+
+
+def _place_unanchored(statement: _Statement) -> None:
+    """Spans for the nodes sqlglot records no position of: ``true``/``false`` (a TRUE or
+    FALSE token) and ``CAST(NULL AS T)`` (its CAST token to the matching parenthesis), the
+    n-th node to the n-th token in the statement's order. Kept only when every literal, in
+    the tree's order, then stands in the text's order (else those nodes stay literals)."""
+    nodes = list(statement.tree.walk(bfs=False))  # the tree's order: the text's, mostly
+    booleans = [n for n in nodes if isinstance(n, exp.Boolean)]
+    null_casts = [n for n in nodes if type(n) is exp.Cast and isinstance(n.this, exp.Null)]
+    tokens = statement.tokens
+    true_false = [t for t in tokens if t.token_type in (TokenType.TRUE, TokenType.FALSE)]
+    cast_spans = []
+    for i, token in enumerate(tokens[:-3]):
+        if (
+            token.text.lower() == "cast"
+            and tokens[i + 1].token_type == TokenType.L_PAREN
+            and tokens[i + 2].token_type == TokenType.NULL
+        ):
+            close = _closing(tokens, i + 1)
+            if close is not None:
+                cast_spans.append((token.start, tokens[close].end + 1))
+    found: Dict[int, Tuple[int, int]] = {}
+    if len(booleans) == len(true_false):
+        found.update({id(n): (t.start, t.end + 1) for n, t in zip(booleans, true_false)})
+    if len(null_casts) == len(cast_spans):
+        found.update({id(n): s for n, s in zip(null_casts, cast_spans)})
+    order = []
+    for node in nodes:
+        if id(node) in found:
+            order.append(found[id(node)][0])
+        elif isinstance(node, exp.Literal) and "start" in node.meta:
+            order.append(node.meta["start"])
+    if order == sorted(order) and len(set(order)) == len(order):
+        statement.spans.update(found)
+
+
+def _closing(tokens: List[Token], opening: int) -> Optional[int]:
+    depth = 0
+    for i in range(opening, len(tokens)):
+        kind = tokens[i].token_type
+        if kind in (TokenType.L_PAREN, TokenType.L_BRACKET):
+            depth += 1
+        elif kind in (TokenType.R_PAREN, TokenType.R_BRACKET):
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _opening(tokens: List[Token], inside: int) -> Optional[int]:
+    depth = 0
+    for i in range(inside - 1, -1, -1):
+        kind = tokens[i].token_type
+        if kind in (TokenType.R_PAREN, TokenType.R_BRACKET):
+            depth += 1
+        elif kind in (TokenType.L_PAREN, TokenType.L_BRACKET):
+            if depth == 0:
+                return i
+            depth -= 1
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Liftable values
+
+
+def value_of(statement: _Statement, node: exp.Expression) -> Optional[Value]:
+    """The liftable value ``node`` stands for (None: it is not one)."""
+    if isinstance(node, exp.Boolean):
+        if isinstance(node.parent, exp.Is):
+            return None  # x IS TRUE: a keyword there, not a value
+        return Value(Type("boolean"), bool(node.this))
+    if isinstance(node, exp.HexString):
+        text = str(node.this)
+        return Value(Type("varbinary"), bytes.fromhex(text)) if len(text) % 2 == 0 else None
+    if isinstance(node, exp.Literal):
+        return _literal_value(statement, node)
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+        return _negative_value(statement, node.this)
+    if type(node) is exp.Cast:
+        return _cast_value(statement, node)
+    if isinstance(node, exp.Array):
+        return _array_value(statement, node)
+    if isinstance(node, exp.Struct):
+        fields = [value_of(statement, e) for e in node.expressions]
+        if not fields or any(v is None for v in fields):
+            return None
+        return Value(
+            Type("row", tuple(v.type for v in fields if v)), [v.value for v in fields if v]
+        )
+    return None
+
+
+def _negative_value(statement: _Statement, literal: exp.Literal) -> Optional[Value]:
+    """``-<number>``: the number's type (Trino negates the literal)."""
+    inner = _literal_value(statement, literal)
+    if inner is None or inner.type.name == "varchar":
+        return None
+    if inner.type.name.startswith("decimal"):
+        return Value(inner.type, "-" + str(inner.value))
+    number = -inner.value
+    if inner.type.name in _INT_RANGES and integer_type(number) != inner.type.name:
+        return None  # -2147483648: the literal 2147483648 is a bigint
+    return Value(inner.type, number)
+
+
+def _array_value(statement: _Statement, node: exp.Array) -> Optional[Value]:
+    """``ARRAY[...]`` of liftable elements of one type, NULLs among them."""
+    items = [None if isinstance(e, exp.Null) else value_of(statement, e) for e in node.expressions]
+    if any(v is None and not isinstance(e, exp.Null) for v, e in zip(items, node.expressions)):
+        return None
+    common = _common_type(items)
+    if common is None:
+        return None
+    return Value(Type("array", (common,)), [v.value if v else None for v in items])
+
+
+def _literal_value(statement: _Statement, node: exp.Literal) -> Optional[Value]:
+    span = statement.span(node)
+    if span is None:
+        return None
+    if node.is_string:
+        if statement.previous_word(span[0]) in _TYPED_LITERAL_WORDS:
+            return None  # the text of a typed literal (its Cast is the value) or U&'...'
+        return Value(Type("varchar"), str(node.this))
+    return number_value(statement.sql[span[0] : span[1]])
+
+
+def _cast_value(statement: _Statement, node: exp.Cast) -> Optional[Value]:
+    """A typed literal (``DATE '2001-08-22'``: its type word right before the text) or
+    ``CAST(NULL AS T)`` of a scalar T."""
+    if isinstance(node.this, exp.Null):
+        if id(node) not in statement.spans:
+            return None
+        return _null_of(node.to)
+    literal = node.this
+    if not (isinstance(literal, exp.Literal) and literal.is_string):
+        return None
+    span = statement.span(literal)
+    if span is None:
+        return None
+    i = statement.token_at(span[0])
+    if i <= 0 or statement.tokens[i - 1].token_type == TokenType.L_PAREN:
+        return None  # CAST('...' AS T): not a typed literal
+    word = statement.tokens[i - 1].text
+    if statement.tokens[i - 2].text.lower() in ("double", "with") if i >= 2 else False:
+        return None  # DOUBLE PRECISION '...', ... WITH TIME ZONE '...'
+    return typed_literal_value(word, str(literal.this))
+
+
+def _null_of(data_type: exp.DataType) -> Optional[Value]:
+    params = [p.this for p in data_type.expressions if isinstance(p, exp.DataTypeParam)]
+    if data_type.this in _CAST_TYPES and not params:
+        return Value(Type(_CAST_TYPES[data_type.this]), None)
+    if data_type.this == exp.DataType.Type.VARCHAR and not params:
+        return Value(Type("varchar"), None)
+    if data_type.this == exp.DataType.Type.DECIMAL:
+        numbers = [int(p.name) for p in params if isinstance(p, exp.Literal)]
+        precision, scale = (numbers + [38, 0][len(numbers) :])[:2] if numbers else (38, 0)
+        return Value(Type(f"decimal({precision},{scale})"), None)
+    if data_type.this == exp.DataType.Type.TIMESTAMP:
+        numbers = [int(p.name) for p in params if isinstance(p, exp.Literal)]
+        return Value(Type("timestamp", precision=numbers[0] if numbers else 3), None)
+    return None
+
+
+def _node_span(statement: _Statement, node: exp.Expression) -> Optional[Tuple[int, int]]:
+    """Where a liftable node stands in the text: its own position, a typed literal from its
+    type word, ``ARRAY[...]``/``ROW(...)`` from the keyword to the closing bracket."""
+    if id(node) in statement.spans:
+        return statement.spans[id(node)]
+    if type(node) is exp.Cast:
+        inner = statement.span(node.this)
+        if inner is None:
+            return None
+        i = statement.token_at(inner[0])
+        return statement.tokens[i - 1].start, inner[1]
+    if isinstance(node, exp.Neg):
+        inner = _node_span(statement, node.this)
+        if inner is None:
+            return None
+        i = statement.token_at(inner[0])
+        if i <= 0 or statement.tokens[i - 1].token_type != TokenType.DASH:
+            return None
+        return statement.tokens[i - 1].start, inner[1]
+    if isinstance(node, (exp.Array, exp.Struct)):
+        return _bracketed_span(statement, node)
+    return statement.span(node)
+
+
+def _bracketed_span(statement: _Statement, node: exp.Expression) -> Optional[Tuple[int, int]]:
+    anchors = [
+        s for child in node.expressions for s in [_node_span(statement, child)] if s is not None
+    ]
+    if not anchors:
+        return None
+    first = statement.token_at(min(a[0] for a in anchors))
+    if first < 0:
+        return None
+    opening = _opening(statement.tokens, first)
+    if opening is None or opening == 0:
+        return None
+    keyword = statement.tokens[opening - 1]
+    wanted = "array" if isinstance(node, exp.Array) else "row"
+    if keyword.text.lower() != wanted:
+        return None
+    close = _closing(statement.tokens, opening)
+    if close is None:
+        return None
+    return keyword.start, statement.tokens[close].end + 1
+
+
+# ---------------------------------------------------------------------------------------
+# Lifting
+
+
+def _call_context(statement: _Statement) -> Dict[int, Tuple[str, int]]:
+    """For each token's start: the innermost function call it is an argument of (its name
+    in lower case, the argument's index from 0); ``("", 0)`` outside any call."""
+    context: Dict[int, Tuple[str, int]] = {}
+    stack: List[List[Any]] = []
+    previous: Optional[Token] = None
+    for token in statement.tokens:
+        kind = token.token_type
+        if kind in (TokenType.R_PAREN, TokenType.R_BRACKET) and stack:
+            stack.pop()
+        context[token.start] = (stack[-1][0], stack[-1][1]) if stack else ("", 0)
+        if kind == TokenType.L_PAREN:
+            name = previous.text.lower() if previous is not None else ""
+            stack.append([name, 0])
+        elif kind == TokenType.L_BRACKET:
+            stack.append(["[", 0])
+        elif kind == TokenType.COMMA and stack:
+            stack[-1][1] += 1
+        previous = token
+    return context
+
+
+def _kept_position(
+    statement: _Statement, span: Tuple[int, int], context: Dict[int, Tuple[str, int]]
+) -> bool:
+    """A place whose literal stays one (:data:`CONSTANT_ARGS`; AT TIME ZONE's zone)."""
+    if context.get(span[0]) in CONSTANT_ARGS:
+        return True
+    return statement.previous_word(span[0]) == "zone"
+
+
+_NO_DESCENT = (exp.DataType, exp.Interval, exp.WindowSpec, exp.Subquery, exp.Select, exp.Ordered)
+
+
+def lift(sql: str, kind: str) -> Lifting:
+    """The literals of ``sql`` a ``kind`` table (hive or iceberg) can hold, lifted. The
+    statement is first read as the emulator reads it: Trino's ``0x10`` and ``1_000`` as
+    plain numbers (``syntax.plain_numbers``; sqlglot would read ``0x10`` as varbinary)."""
+    sql = plain_numbers(sql)
+    read = _read(sql)
+    if isinstance(read, str):
+        return Lifting(kind, sql, not_applicable=read)
+    finder = _Finder(read, kind)
+    for item in read.tree.expressions:
+        finder.visit(item.this if isinstance(item, exp.Alias) else item, top=True)
+    if not finder.found:
+        return Lifting(kind, sql, not_applicable="no literal argument a table can hold")
+    lifted = [
+        Lifted(f"{COLUMN_PREFIX}{i}", sql[s:e], value.type, value.value, s, e)
+        for i, (value, (s, e)) in enumerate(sorted(finder.found, key=lambda f: f[1][0]))
+    ]
+    return Lifting(kind, sql, lifted)
+
+
+class _Finder:
+    """Walks the select list, outermost first: a liftable value is taken whole."""
+
+    def __init__(self, statement: _Statement, kind: str) -> None:
+        self.statement = statement
+        self.kind = kind
+        self.context = _call_context(statement)
+        self.found: List[Tuple[Value, Tuple[int, int]]] = []
+
+    def take(self, node: exp.Expression) -> bool:
+        """Lift ``node`` if it is liftable where it stands; True when it is an atom (taken,
+        or a typed literal that stays whole)."""
+        value = value_of(self.statement, node)
+        span = _node_span(self.statement, node) if value is not None else None
+        if value is None or span is None:
+            return False
+        if value.type.held_by(self.kind) and not _kept_position(self.statement, span, self.context):
+            self.found.append((value, span))
+            return True
+        return type(node) is exp.Cast  # a typed literal: one token pair, never taken apart
+
+    def visit(self, node: exp.Expression, top: bool = False) -> None:
+        if not top and self.take(node):
+            return
+        if isinstance(node, _NO_DESCENT) or _is_typed_literal(self.statement, node):
+            return
+        for key, child in node.args.items():
+            if key in ("unit", "to") or (isinstance(node, exp.Escape) and key == "expression"):
+                continue  # a unit, a type, LIKE's ESCAPE character (sqlglot needs a literal)
+            for item in child if isinstance(child, list) else [child]:
+                if isinstance(item, exp.Expression):
+                    self.visit(item)
+
+
+def _is_typed_literal(statement: _Statement, node: exp.Expression) -> bool:
+    """A typed literal the table cannot hold (``TIME '...'``, ``JSON '...'``), or a negated
+    number (``-2147483648`` is an integer, ``2147483648`` a bigint): never taken apart."""
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+        return True
+    inner = node.args.get("this")
+    if not (isinstance(inner, exp.Literal) and inner.is_string):
+        return False
+    span = statement.span(inner)
+    return span is not None and statement.previous_word(span[0]) in _TYPED_LITERAL_WORDS
