@@ -21,8 +21,9 @@ and scale as ``io.trino.spi.type.Decimals.parse`` counts them):
   ``INTEGER``, ``BIGINT``, and ``TIMESTAMP`` where the table's column holds its value
   exactly: a Hive table's timestamps are timestamp(3), an Iceberg table's timestamp(6), so
   a timestamp(3) literal goes into Hive, a timestamp(6) one into Iceberg, and one without
-  fractional seconds into both (its answer then prints ``.000`` zeros, which the harness
-  drops: harness.py rule 5);
+  fractional seconds into Hive (its answer then prints ``.000`` zeros, which the harness
+  drops where the expected value has no fraction: harness.py rule 5; in Iceberg it would
+  print ``.000000``, which no rule lets equal a documented ``.000``);
 * ``X'0A'``: varbinary; ``true``/``false``: boolean;
 * ``CAST(NULL AS T)`` for a scalar type ``T`` a table holds: a NULL of that type;
 * ``ARRAY[...]`` whose elements are liftable and of one type (NULLs allowed), and
@@ -46,6 +47,9 @@ What stays a literal, and why:
 * ``DECIMAL '007.5'``: Trino's docs count leading zeros in the precision
   (``decimal.md``: ``DECIMAL '0000012345.1234500000'`` is ``DECIMAL(20, 10)``), Trino 410's
   ``Decimals.parse`` does not (15, 10): which type the column should have is not settled;
+* a ROW's subscript (``ROW(1, 2.0)[1]``: ``ExpressionAnalyzer.visitSubscriptExpression``
+  requires a constant index on a row), ``U&'...' UESCAPE '#'``'s escape, and the precision
+  of ``current_timestamp(p)``/``localtimestamp(p)`` (an integer literal in Trino's grammar);
 * ``-2147483648`` and ``-9223372036854775808``: without the sign the literal is of the
   next wider type.
 
@@ -92,6 +96,11 @@ CONSTANT_ARGS = {
     },
     **{(f, 1): "a time zone name" for f in ("at_timezone", "with_timezone", "from_unixtime")},
     **{(f, 0): "a number format" for f in ("format",)},
+    # Trino's grammar takes an integer literal there (current_timestamp(6))
+    **{
+        (f, 0): "a precision"
+        for f in ("current_timestamp", "localtimestamp", "current_time", "localtime")
+    },
     **{
         (f, 1): "a regular expression"
         for f in (
@@ -145,6 +154,7 @@ _TYPED_LITERAL_WORDS = {
     "boolean",
     "varbinary",
     "zone",
+    "uescape",
     "&",
 }
 _CLAUSES = (
@@ -560,6 +570,9 @@ class _Finder:
     def visit(self, node: exp.Expression, top: bool = False) -> None:
         if not top and self.take(node):
             return
+        if isinstance(node, exp.Bracket) and _is_row(self.statement, node.this):
+            self.visit(node.this)  # a row's subscript is a constant in Trino: index kept
+            return
         if isinstance(node, _NO_DESCENT) or _is_typed_literal(self.statement, node):
             return
         for key, child in node.args.items():
@@ -568,6 +581,11 @@ class _Finder:
             for item in child if isinstance(child, list) else [child]:
                 if isinstance(item, exp.Expression):
                     self.visit(item)
+
+
+def _is_row(statement: _Statement, node: exp.Expression) -> bool:
+    value = value_of(statement, node)
+    return value is not None and value.type.name == "row"
 
 
 def _is_typed_literal(statement: _Statement, node: exp.Expression) -> bool:
