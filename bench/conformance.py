@@ -49,7 +49,7 @@ from tests.conformance.harness import (
     Example,
     Outcome,
     load_corpus,
-    run_example,
+    run_example_with_values,
 )
 from tests.conformance.harness import sample as sample_of
 from tests.conformance.ledger import LEDGER_PATH, ledger_of, outcome_key, write_ledger
@@ -165,9 +165,9 @@ def run_all(examples: List[Example], forms: bool = False) -> List[FormResult]:
         entries = plan(examples if forms else [])
         make_relations(emu, athena, entries)
         for i, example in enumerate(examples):
-            literal = run_example(athena, example)
+            values, literal = run_example_with_values(athena, example)
             outcomes = {f: run_form(athena, entries[i], f) for f in FORMS} if forms else {}
-            results.append(FormResult(entries[i] if forms else None, literal, outcomes))
+            results.append(FormResult(entries[i] if forms else None, literal, outcomes, values))
     return results
 
 
@@ -196,14 +196,15 @@ def forms_listing(results: List[FormResult]) -> str:
         for form in r.disagreeing():
             outcome = r.forms[form]
             assert outcome is not None and r.entry is not None
+            literal = r.values or r.literal
             lines.append(
                 f"--- {r.literal.example.id} {form}: {outcome_key(outcome)}, "
-                f"literal {outcome_key(r.literal)}"
+                f"literal {outcome_key(literal)}"
             )
             lines.append(f"  sql:      {' '.join((r.entry.query(form) or '').split())}")
             lines.append(f"  columns:  {r.entry.lifting(form).athena_types()}")
             lines.append(f"  row:      {r.entry.lifting(form).row()}")
-            lines.append(f"  literal:  {r.literal.actual}")
+            lines.append(f"  literal:  {literal.actual}")
             lines.append(f"  actual:   {outcome.actual}")
     return "\n".join(lines)
 

@@ -26,14 +26,15 @@ and scale as ``io.trino.spi.type.Decimals.parse`` counts them):
   print ``.000000``, which no rule lets equal a documented ``.000``);
 * ``X'0A'``: varbinary; ``true``/``false``: boolean;
 * ``CAST(NULL AS T)`` for a scalar type ``T`` a table holds: a NULL of that type;
-* ``ARRAY[...]`` whose elements are liftable and of one type (NULLs allowed), and
-  ``ROW(...)`` of liftable fields (a ``struct<field0:..., field1:...>``, printed as Athena
-  prints an anonymous row). ``MAP(ARRAY[...], ARRAY[...])`` lifts its two arrays.
+* ``ARRAY[...]`` whose elements are liftable and of one type (NULLs allowed).
+  ``MAP(ARRAY[...], ARRAY[...])`` lifts its two arrays, ``ROW(...)`` its fields.
 
 What stays a literal, and why:
 
 * types a table cannot hold: time, timestamp with time zone, interval, json, ipaddress,
   uuid, char, the sketch types (HyperLogLog, qdigest, ...), varchar(n) of a typed literal,
+  an anonymous ``ROW(...)`` (a struct column's fields have names, which a cast to JSON
+  prints: ``{"field0":1.0}`` where Trino gives ``[1.0]`` for the row literal),
   ``NaN``/``Infinity`` of REAL/DOUBLE; an Iceberg table also lacks tinyint and smallint;
   arrays mixing element types (Trino coerces them: ``ARRAY[1, 2.5]``), NULL alone,
   ``ARRAY[]``, ``U&'...'`` strings;

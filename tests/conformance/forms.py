@@ -15,7 +15,8 @@ outcome is classified against the entry's expected answer exactly as the literal
 (harness.classify, rows_equal), except that ``type`` is not checked: a column of varchar is
 ``varchar``, never the literal's ``varchar(3)``, so Trino's corpus's type checks
 (harness.check_types) apply to the literal form only. A form *disagrees* when its outcome
-(MATCH, WRONG, ERROR clean, ERROR other, SUCCESS-ON-ERROR) is not the literal form's.
+(MATCH, WRONG, ERROR clean, ERROR other, SUCCESS-ON-ERROR) is not the literal form's, taken
+before its type check.
 """
 
 from __future__ import annotations
@@ -113,13 +114,16 @@ def run_form(athena: Any, entry: Entry, form: str) -> Optional[Outcome]:
 
 @dataclass
 class FormResult:
-    """An entry's literal outcome and its column forms' outcomes (None: not applicable)."""
+    """An entry's literal outcome and its column forms' outcomes (None: not applicable).
+    ``values``: the literal form's outcome before its type check (Trino's ``type:``), which
+    the forms are compared with: a column form has no type check of its own."""
 
     entry: Optional[Entry]  # None: the column forms were not run
     literal: Outcome
     forms: Dict[str, Optional[Outcome]]
+    values: Optional[Outcome] = None  # None: the same as literal
 
     def disagreeing(self) -> List[str]:
-        """The forms whose outcome is not the literal form's."""
-        want = outcome_key(self.literal)
+        """The forms whose outcome is not the literal form's (its values')."""
+        want = outcome_key(self.values or self.literal)
         return [form for form, o in self.forms.items() if o is not None and outcome_key(o) != want]

@@ -14,7 +14,7 @@ import pytest
 from athena_spark_emulator import Emulator
 from tests.conformance.column_forms import HIVE, lift
 from tests.conformance.forms import FORMS, Entry, make_relations, plan, run_form
-from tests.conformance.harness import Outcome, load_corpus, run_example, sample
+from tests.conformance.harness import Outcome, load_corpus, run_example_with_values, sample
 from tests.conformance.ledger import outcome_key
 
 SAMPLE = 60
@@ -50,7 +50,7 @@ class Forms:
     def literal_outcome(self, entry: Entry) -> Outcome:
         key = entry.example.id
         if key not in self.literal:
-            self.literal[key] = run_example(self.athena, entry.example)
+            self.literal[key] = run_example_with_values(self.athena, entry.example)[0]
         return self.literal[key]
 
 
