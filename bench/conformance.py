@@ -11,15 +11,25 @@ other) or SUCCESS-ON-ERROR (tests/conformance/harness.py says how each is decide
                                         # Trino's unit tests (tests/conformance/trino_examples/),
                                         # a seeded sample, and the WRONG/SOE causes ranked
 
+    .venv/bin/python bench/conformance.py --forms --list
+                                        # and each entry's column forms (a Hive table, an
+                                        # Iceberg table, a view, an import CTE), with every
+                                        # form that disagrees with the literal form
+    .venv/bin/python bench/conformance.py --corpus trino --write-ledger
+                                        # the whole Trino corpus; writes
+                                        # tests/conformance/trino_ledger.json (CI's known
+                                        # outcomes: tests/conformance/ledger.py)
+
 --corpus docs (the default), trino or all; --sample N takes N examples at random (--seed,
-default 0), kept in corpus order.
+default 0), kept in corpus order. --forms runs the column forms of tests/conformance/forms.py
+beside each literal form: per form, its outcomes, the entries where it is not applicable
+and the entries where its outcome is not the literal form's.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import re
 import sys
 import time
@@ -29,6 +39,7 @@ from typing import Dict, List, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.conformance.forms import FORMS, FormResult, make_relations, plan, run_form
 from tests.conformance.harness import (
     ERROR,
     MATCH,
@@ -38,8 +49,10 @@ from tests.conformance.harness import (
     Example,
     Outcome,
     load_corpus,
-    run_example,
+    run_example_with_values,
 )
+from tests.conformance.harness import sample as sample_of
+from tests.conformance.ledger import LEDGER_PATH, ledger_of, outcome_key, write_ledger
 
 COLUMNS = [*OUTCOMES, "ERROR clean", "ERROR other", "total"]
 
@@ -87,10 +100,7 @@ def select(
     corpus: str, families: Optional[List[str]], sample: Optional[int], seed: int
 ) -> List[Example]:
     examples = [e for e in load_corpus(corpus) if not families or e.family in families]
-    if sample is not None and sample < len(examples):
-        chosen = set(random.Random(seed).sample(range(len(examples)), sample))
-        examples = [e for i, e in enumerate(examples) if i in chosen]
-    return examples
+    return sample_of(examples, sample, seed)
 
 
 _NOT_CAUSES = {"select", "cast", "try_cast", "values", "row", "array", "map", "from", "typeof"}
@@ -143,16 +153,60 @@ def causes(outcomes: List[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def run_all(examples: List[Example]) -> List[Outcome]:
+def run_all(examples: List[Example], forms: bool = False) -> List[FormResult]:
+    """Each example's literal outcome, and with ``forms`` its column forms' (the tables and
+    views of every entry made first)."""
     from athena_spark_emulator import Emulator
 
-    outcomes = []
+    results = []
     with Emulator(executor="spark") as emu:
         emu.prepare()
         athena = emu.client("athena")
-        for example in examples:
-            outcomes.append(run_example(athena, example))
-    return outcomes
+        entries = plan(examples if forms else [])
+        make_relations(emu, athena, entries)
+        for i, example in enumerate(examples):
+            values, literal = run_example_with_values(athena, example)
+            outcomes = {f: run_form(athena, entries[i], f) for f in FORMS} if forms else {}
+            results.append(FormResult(entries[i] if forms else None, literal, outcomes, values))
+    return results
+
+
+FORM_COLUMNS = [MATCH, WRONG, "ERROR clean", "ERROR other", SUCCESS_ON_ERROR, "n/a", "disagree"]
+
+
+def forms_table(results: List[FormResult]) -> str:
+    """Per form: its outcomes, the entries where it is not applicable, and how many
+    disagree with the literal form."""
+    lines = ["form".ljust(8) + "".join(f"{c:>17}" for c in FORM_COLUMNS)]
+    for form in FORMS:
+        counts: Counter = Counter()
+        for r in results:
+            outcome = r.forms.get(form)
+            counts[outcome_key(outcome) if outcome is not None else "n/a"] += 1
+            counts["disagree"] += form in r.disagreeing()
+        lines.append(form.ljust(8) + "".join(f"{counts[c]:>17}" for c in FORM_COLUMNS))
+    disagreeing = sum(1 for r in results if r.disagreeing())
+    lines.append(f"entries where a column form disagrees with the literal form: {disagreeing}")
+    return "\n".join(lines)
+
+
+def forms_listing(results: List[FormResult]) -> str:
+    lines = []
+    for r in results:
+        for form in r.disagreeing():
+            outcome = r.forms[form]
+            assert outcome is not None and r.entry is not None
+            literal = r.values or r.literal
+            lines.append(
+                f"--- {r.literal.example.id} {form}: {outcome_key(outcome)}, "
+                f"literal {outcome_key(literal)}"
+            )
+            lines.append(f"  sql:      {' '.join((r.entry.query(form) or '').split())}")
+            lines.append(f"  columns:  {r.entry.lifting(form).athena_types()}")
+            lines.append(f"  row:      {r.entry.lifting(form).row()}")
+            lines.append(f"  literal:  {literal.actual}")
+            lines.append(f"  actual:   {outcome.actual}")
+    return "\n".join(lines)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -164,20 +218,37 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--sample", type=int, help="run N examples chosen at random (seeded)")
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
     parser.add_argument("--causes", action="store_true", help="rank the WRONG/SOE causes")
+    parser.add_argument("--forms", action="store_true", help="run the column forms too")
+    parser.add_argument(
+        "--write-ledger",
+        action="store_true",
+        help="write tests/conformance/trino_ledger.json (needs --corpus trino, the whole corpus)",
+    )
     args = parser.parse_args(argv)
+    if args.write_ledger and (args.corpus != "trino" or args.family or args.sample is not None):
+        parser.error("--write-ledger needs --corpus trino, without --family or --sample")
     # a value may hold a lone surrogate: print it escaped, never fail on it
     sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
     started = time.perf_counter()
-    outcomes = run_all(select(args.corpus, args.family, args.sample, args.seed))
+    results = run_all(select(args.corpus, args.family, args.sample, args.seed), args.forms)
     elapsed = time.perf_counter() - started
+    outcomes = [r.literal for r in results]
     if args.list:
         print(listing(outcomes))
+        if args.forms:
+            print(forms_listing(results))
     if args.causes:
         print(causes(outcomes))
     print(table(outcomes))
-    queries = sum(o.seconds for o in outcomes)
+    if args.forms:
+        print(forms_table(results))
+    if args.write_ledger:
+        ledger = ledger_of(outcomes)
+        write_ledger(ledger)
+        print(f"{LEDGER_PATH}: {len(ledger)} entries that do not MATCH")
+    queries = sum(o.seconds for r in results for o in [r.literal, *r.forms.values()] if o)
     print(
-        f"{len(outcomes)} examples in {elapsed:.1f} s "
+        f"{len(outcomes)} examples{' with their column forms' if args.forms else ''} in {elapsed:.1f} s "
         f"(queries {queries:.1f} s; emulator start and Spark warm-up the rest)"
     )
     if args.json:

@@ -51,6 +51,10 @@ ONE_LEG_SUITES: Dict[str, str] = {
     "tests/integration/test_adapter_base.py": "max",
     "tests/integration/test_realistic_project.py": "max",
     "tests/conformance/": "max",  # Trino's documented examples on the emulator's Athena SQL
+    # a fixed sample of the Trino corpus against its ledger (1,500 entries)
+    "tests/conformance/test_trino_ledger.py": "max",
+    # a fixed sample of the column forms (60 docs entries x 4 forms, and their tables)
+    "tests/conformance/test_column_forms_on_emulator.py": "max",
     # --data-dir durability: kill -9 of real emulator processes, whatever the dbt
     "tests/emulator/test_data_dir.py": "max",
     # min

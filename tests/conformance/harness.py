@@ -202,6 +202,17 @@ def load_examples(folder: Path = EXAMPLES_DIR) -> List[Example]:
     return examples
 
 
+def sample(examples: Sequence[Example], size: Optional[int], seed: int = 0) -> List[Example]:
+    """``size`` examples chosen at random with ``seed``, kept in corpus order (all of them
+    when ``size`` is None or not smaller)."""
+    if size is None or size >= len(examples):
+        return list(examples)
+    import random
+
+    chosen = set(random.Random(seed).sample(range(len(examples)), size))
+    return [e for i, e in enumerate(examples) if i in chosen]
+
+
 def load_corpus(name: str = "docs") -> List[Example]:
     """``docs`` (Trino's and Athena's documented examples), ``trino`` (Trino's unit tests,
     trino_examples/) or ``all``."""
@@ -510,10 +521,16 @@ def _run(athena: Any, sql: str) -> Run:
 
 
 def run_example(athena: Any, example: Example) -> Outcome:
+    return run_example_with_values(athena, example)[1]
+
+
+def run_example_with_values(athena: Any, example: Example) -> Tuple[Outcome, Outcome]:
+    """(the outcome of the values alone, the outcome with the stated types checked): the
+    column forms (forms.py) are compared with the first, having no type check of their own."""
     outcome = classify(example, _run(athena, example.sql))
     if outcome.outcome == MATCH and example.type and example.expect is not None:
-        return check_types(athena, example, outcome)
-    return outcome
+        return outcome, check_types(athena, example, outcome)
+    return outcome, outcome
 
 
 _CLAUSES = re.compile(
