@@ -23,6 +23,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
+from athena_spark_emulator.sql.functions.table import Fails
+
 DIALECT = "athena"
 # sqlglot logs a warning for each statement it keeps as a Command; the emulator refuses
 # those itself, with the statement named.
@@ -101,6 +103,65 @@ def _plain(code: str) -> str:
     return _SEPARATED.sub(lambda m: m.group(0).replace("_", ""), code)
 
 
+def binary_literals(statement: str) -> str:
+    """``statement`` with the blanks inside Trino's varbinary literals dropped: Trino's
+    grammar (SqlBase.g4 BINARY_LITERAL) takes any text between ``X'`` and ``'`` and its
+    AstBuilder removes the whitespace before reading the hex digits, so ``X'68 65'`` is
+    ``X'6865'`` (sqlglot's tokenizer stops at the blank)."""
+    if not re.search(r"[xX]'[^']*\s", statement):
+        return statement
+    out, last = [], 0
+    for quoted in _QUOTED.finditer(statement):
+        start = quoted.start()
+        text = quoted.group(0)
+        before = statement[start - 2 : start] if start >= 2 else " " + statement[:start]
+        if text.startswith("'") and before[-1:] in "xX" and not re.match(r"\w", before[0]):
+            text = re.sub(r"\s+", "", text)
+        out.append(statement[last:start])
+        out.append(text)
+        last = quoted.end()
+    out.append(statement[last:])
+    return "".join(out)
+
+
+# The words a statement can start with: Trino's (SqlBase.g4, rule statement; its parser's
+# error lists them, TestSqlParserErrorHandling), a query's, and Athena's Hive DDL commands.
+_STATEMENT_WORDS = (
+    "'ALTER', 'ANALYZE', 'CALL', 'COMMENT', 'COMMIT', 'CREATE', 'DEALLOCATE', 'DELETE', "
+    "'DENY', 'DESC', 'DESCRIBE', 'DROP', 'EXECUTE', 'EXPLAIN', 'GRANT', 'INSERT', 'MERGE', "
+    "'PREPARE', 'REFRESH', 'RESET', 'REVOKE', 'ROLLBACK', 'SET', 'SHOW', 'START', 'TRUNCATE', "
+    "'UPDATE', 'USE', <query>"
+)
+_STARTS = {w.strip("'").lower() for w in _STATEMENT_WORDS.split(", ")} | {
+    "with",
+    "select",
+    "values",
+    "table",
+    "msck",
+    "unload",
+    "optimize",
+    "vacuum",
+}
+_FIRST_TOKEN = re.compile(r"(?:\s+|--[^\n]*\n?|/\*.*?\*/)*([A-Za-z_]\w*|[^\s(])?", re.DOTALL)
+
+
+def check_first_word(statement: str) -> None:
+    """Trino's syntax error for a statement that starts with no statement's word (``THIS IS
+    NOT SQL``): ``line 1:1: mismatched input 'THIS'. Expecting: 'ALTER', ...`` (Trino's
+    ErrorHandler, as its TestSqlParserErrorHandling states it)."""
+    match = _FIRST_TOKEN.match(statement)
+    word = match.group(1) if match else None
+    if word is None or word.lower() in _STARTS:
+        return
+    before = statement[: match.start(1)]  # type: ignore[union-attr]
+    line = before.count("\n") + 1
+    column = len(before) - (before.rfind("\n") + 1) + 1
+    raise Fails(
+        f"SYNTAX_ERROR: line {line}:{column}: mismatched input '{word}'. "
+        f"Expecting: {_STATEMENT_WORDS}"
+    )
+
+
 #: WITH FUNCTION's expansion (query_shapes.py registers it on import).
 INLINE_FUNCTIONS: List[Any] = []
 
@@ -135,11 +196,19 @@ def mark_array_indexes(tree: exp.Expression) -> None:
 
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
-    text = statement
+    check_first_word(statement)
+    if re.match(r"\s*explain\b", statement, re.IGNORECASE):
+        raise Untranslatable(
+            "EXPLAIN",
+            statement,
+            "Athena answers it with Trino's query plan; the emulator runs the statement's "
+            "translation on Spark and has no Trino plan to give. Run EXPLAIN on Athena itself",
+        )
+    text = binary_literals(statement)
     if "json_" in statement.lower():  # SQL/JSON clauses sqlglot cannot parse
         from athena_spark_emulator.sql.functions.json import json_clauses
 
-        text = json_clauses(statement)
+        text = json_clauses(text)
     try:
         text = plain_numbers(text)
         trees = [t for t in sqlglot.parse(text, read=DIALECT) if t is not None]

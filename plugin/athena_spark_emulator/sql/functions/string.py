@@ -122,12 +122,28 @@ def substr(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.SplitPart, "split_part")
 def split_part(node: exp.Expression) -> exp.Expression:
+    """Trino's split_part(string, delimiter, index) (StringFunctions.splitPart): the
+    index-th part (from 1; NULL past the last), the delimiter matched as plain text; an
+    empty delimiter splits into code points; an index below 1 fails. A delimiter that is
+    not a literal (a column) is quoted for Spark's regular-expression split as Java's
+    Pattern.quote does (\\Q...\\E, each \\E inside closed and reopened)."""
     delimiter = node.args["delimiter"]
-    if not (isinstance(delimiter, exp.Literal) and delimiter.is_string and delimiter.this):
-        raise Refused(f"split_part with a delimiter that is not a literal ({node.sql('athena')})")
-    pattern = exp.Literal.string(re.escape(delimiter.this))
     index = node.args["part_index"]
-    parts = call("try_element_at", spark("split(_0, _1, -1)", node.this, pattern), index)
+    if isinstance(delimiter, exp.Literal) and delimiter.is_string and delimiter.this:
+        pattern: exp.Expression = exp.Literal.string(re.escape(delimiter.this))
+        parts = call("try_element_at", spark("split(_0, _1, -1)", node.this, pattern), index)
+    else:
+        pattern = spark(
+            "concat('\\\\Q', replace(_0, '\\\\E', '\\\\E\\\\\\\\E\\\\Q'), '\\\\E')", delimiter
+        )
+        parts = spark(
+            "CASE WHEN _0 = '' THEN CASE WHEN _2 <= length(_1) THEN substring(_1, _2, 1) END "
+            "ELSE try_element_at(split(_1, _3, -1), _2) END",
+            delimiter,
+            node.this,
+            index,
+            pattern,
+        )
     return spark(
         "CASE WHEN _0 < 1 THEN raise_error('Index must be greater than zero') ELSE _1 END",
         index,
