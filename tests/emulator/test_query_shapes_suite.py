@@ -153,3 +153,53 @@ def test_explain_is_refused_naming_it(emu: Emulator) -> None:
     assert state == "FAILED"
     assert reason.startswith("NOT_SUPPORTED: the Athena emulator cannot run EXPLAIN")
     assert "Trino" in reason
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_the_sequence_table_function(emu: Emulator, source: str) -> None:
+    """Trino's TABLE(sequence(start => ..., stop => ..., step => ...)) (SequenceFunction:
+    one bigint column sequential_number, stop inclusive), joined to a table's column."""
+    sql = (
+        "select count(*), min(sequential_number), max(sequential_number) "
+        "from TABLE(sequence(start => 0, stop => 1000))"
+    )
+    assert rows(emu, sql)[1] == ["1001", "0", "1000"]
+    sql = (
+        f"select s.n, x.id from TABLE(sequence(5, 1, -2)) as s(n) join {source} x on s.n = x.id "
+        "order by s.n"
+    )
+    assert rows(emu, sql)[1:] == [["1", "1"]]
+    state, reason = run(emu, "select * from TABLE(sequence(start => 5, stop => 1))")
+    assert (state, reason) == (
+        "FAILED",
+        "INVALID_FUNCTION_ARGUMENT: Step must be negative for sequence [5, 1]",
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Spark's UNRESOLVED_COLUMN is reported in Spark's words; Athena's is COLUMN_NOT_FOUND: "
+    "line 1:8: Column 'not_a_column' cannot be resolved (aws/queries.py maps the errors)",
+)
+def test_an_unknown_column_of_the_sequence_table_function(emu: Emulator) -> None:
+    """dbt-athena's test__semantic_error: Athena's COLUMN_NOT_FOUND names the column."""
+    state, reason = run(emu, "SELECT not_a_column FROM TABLE(sequence(start => 0, stop => 1000))")
+    assert state == "FAILED"
+    assert "Column 'not_a_column' cannot be resolved" in reason
+
+
+def test_too_many_open_partitions_from_the_sequence_table_function(emu: Emulator) -> None:
+    """dbt-athena's test__too_many_open_partitions: 1001 Hive partitions in one INSERT."""
+    table = "raw.too_many_partitions"
+    create = (
+        f"create table {table} with (format='PARQUET', partitioned_by=ARRAY['pk1']) "
+        "as select 1 as value, 'seed' as pk1"
+    )
+    assert run(emu, create)[0] == "SUCCEEDED"
+    state, reason = run(
+        emu,
+        f"insert into {table} select sequential_number as value, "
+        "cast(sequential_number as varchar) as pk1 from TABLE(sequence(start => 0, stop => 1000))",
+    )
+    assert state == "FAILED"
+    assert "TOO_MANY_OPEN_PARTITIONS" in reason

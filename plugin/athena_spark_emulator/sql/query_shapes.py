@@ -296,6 +296,18 @@ def _side_by_side(values: list, shapes: list, count: int, ordinality: bool) -> e
     )
 
 
+# ---- TABLE(sequence(...)) -------------------------------------------------------------------
+def _table_sequence_check(node: exp.Expression) -> Optional[str]:
+    """Spark's range(...) is only the form of Trino's TABLE(sequence(...)) (syntax.py):
+    Trino has no function range (refused as any function not in the table)."""
+    if node.meta.get(syntax.TABLE_SEQUENCE) if node._meta else False:
+        return None
+    return "the function range"
+
+
+same("range", "TABLE(sequence(...))", _table_sequence_check)
+
+
 # ---- UNION / INTERSECT / EXCEPT CORRESPONDING ---------------------------------------------------
 def _output_names(query: exp.Expression) -> Optional[list]:
     """The column names of ``query`` where the statement states them (None: it does not)."""
