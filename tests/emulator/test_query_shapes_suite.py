@@ -203,3 +203,17 @@ def test_too_many_open_partitions_from_the_sequence_table_function(emu: Emulator
     )
     assert state == "FAILED"
     assert "TOO_MANY_OPEN_PARTITIONS" in reason
+
+
+@pytest.mark.parametrize("cte", [False, True], ids=["from", "import_cte"])
+@pytest.mark.parametrize("source", SOURCES)
+def test_distinct_ordered_by_a_select_expression(emu: Emulator, source: str, cte: bool) -> None:
+    """dbt-athena's batched partition inserts: ``select distinct date_trunc('day', d), doy
+    ... order by date_trunc('day', d), doy`` (Spark could not resolve ``d`` past the
+    DISTINCT's named projection: UNRESOLVED_COLUMN)."""
+    with_, item = source_of(source, cte)
+    sql = (
+        f"{with_}select distinct date_trunc('day', cast(x.day as date)), upper(x.parts) "
+        f"from {item} x order by date_trunc('day', cast(x.day as date)) desc, upper(x.parts)"
+    )
+    assert rows(emu, sql)[1:] == [["2023-01-05", "X|Y"], ["2023-01-02", "A,B,C"]]

@@ -151,9 +151,17 @@ def test_char_values_compare_without_their_padding(emu: Emulator, source: str, c
     expression = (
         "cast(x.word as char(5)) = x.word, cast(x.word as char(5)) = cast(x.word as char(3)), "
         "cast(x.word as char(5)) <> x.word || ' ', cast(x.word as char(5)) < x.word, "
-        "cast(x.word as char(5)) = 'abd'"
+        "cast(x.word as char(5)) = 'abd', cast(x.word || chr(0) as char(4)) < cast(x.word as char(4))"
     )
-    assert answer(emu, source, cte, expression) == ["true", "true", "false", "false", "false"]
+    # the last: 'abc\0' is below 'abc ' (padded), not above 'abc' (TestCharOperators)
+    assert answer(emu, source, cte, expression) == [
+        "true",
+        "true",
+        "false",
+        "false",
+        "false",
+        "true",
+    ]
 
 
 @pytest.mark.parametrize("source, cte", CASES)

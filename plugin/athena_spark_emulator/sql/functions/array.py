@@ -106,7 +106,8 @@ def zip_(node: exp.Expression) -> exp.Expression:
 def flatten(node: exp.Expression) -> exp.Expression:
     """Trino's flatten(array(array(T))) (ArrayFlattenFunction) leaves NULL inner arrays
     out; Spark's flatten is NULL when one is."""
-    return spark("flatten(filter(_0, athena_a -> athena_a IS NOT NULL))", node.this)
+    node.set("this", spark("filter(_0, athena_a -> athena_a IS NOT NULL)", node.this))
+    return node  # still a flatten: its type as before
 
 
 MAX_SEQUENCE = 10000  # Trino's SequenceFunction.MAX_RESULT_ENTRIES

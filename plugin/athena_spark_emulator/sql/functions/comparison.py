@@ -26,8 +26,8 @@ def _floating(*nodes: exp.Expression) -> bool:
 
 def _char(*nodes: exp.Expression) -> bool:
     """Whether a comparison is of CHAR(n) values: Trino compares char values padded with
-    spaces to a common length (CharType; a varchar operand is coerced to char), which is
-    comparing them without their trailing spaces (Spark keeps a CHAR(n) value padded)."""
+    spaces to a common length (CharType; a varchar operand is coerced to char): both are
+    right-padded to the longer one's length ('abc' equals 'abc  ', 'abc\\0' is below 'abc ')."""
     for node in nodes:
         kind = type_of(node)
         if kind is not None and kind.this == exp.DataType.Type.CHAR:
@@ -78,10 +78,13 @@ for _cls, _name, _op, _on_nan in (
     def _compare(node: exp.Expression, op: str = _op, on_nan: str = _on_nan) -> exp.Expression:
         left, right = node.this, node.expression
         if op in ("=", "<>") and _scalar_arrays(left, right):
-            equal = spark(_ARRAY_EQUAL, left, right)
-            return typed(equal if op == "=" else exp.Not(this=exp.paren(equal)), "boolean")
+            # (equal) = true for =, (equal) = false for <>: NULL stays NULL; still an =
+            equal = exp.paren(spark(_ARRAY_EQUAL, left, right))
+            return exp.EQ(this=equal, expression=exp.Boolean(this=op == "="))
         if _char(left, right):
-            return typed(spark(f"rtrim(_0) {op} rtrim(_1)", left, right), "boolean")
+            padded = "rpad(_0, greatest(length(_0), length(_1)), ' ')"
+            other = "rpad(_1, greatest(length(_0), length(_1)), ' ')"
+            return typed(spark(f"{padded} {op} {other}", left, right), "boolean")
         if not _floating(left, right):
             return node
         text = (

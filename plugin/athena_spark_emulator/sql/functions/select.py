@@ -20,7 +20,6 @@ _cls: Any
 
 # ---- the shape of a query (no semantics of their own) ------------------------------------
 for _cls in (
-    exp.Select,
     exp.From,
     exp.Table,
     exp.TableAlias,
@@ -48,6 +47,27 @@ for _cls in (
     exp.Interval,
 ):
     same(_cls, _cls.__name__.lower())
+
+
+@rewrites(exp.Select, "select")
+def select(node: exp.Expression) -> exp.Expression:
+    """``SELECT DISTINCT f(x) ... ORDER BY f(x)``: Trino orders by the output column the
+    ORDER BY expression repeats (StatementAnalyzer: in a DISTINCT query ORDER BY may only
+    use the select list). Spark's plan cannot see ``x`` once the projection is named
+    (``_col0``), so each ORDER BY expression that repeats a projection's is that
+    projection's name (dbt-athena's batched partition inserts send this)."""
+    order = node.args.get("order")
+    if not node.args.get("distinct") or order is None:
+        return node
+    named: dict = {}
+    for projection in node.expressions:
+        if isinstance(projection, exp.Alias) and not isinstance(projection.this, exp.Column):
+            named.setdefault(projection.this.sql("spark"), projection.alias)
+    for ordered in order.expressions:
+        name = named.get(ordered.this.sql("spark")) if isinstance(ordered, exp.Ordered) else None
+        if name:
+            ordered.set("this", exp.column(name, quoted=True))
+    return node
 
 
 # ---- VALUES ----------------------------------------------------------------------------------

@@ -115,21 +115,16 @@ def strpos_(node: exp.Expression) -> exp.Expression:
 def substr(node: exp.Expression) -> exp.Expression:
     """Trino's substr(string, start[, length]) (StringFunctions.substr): start 0, or a
     negative start before the string's first character, gives '' (Spark's substring
-    starts such a call at the first character); otherwise Spark's substring. The empty
-    answer is ``substring(s, 1, 0)``, of the argument's type (varchar or varbinary)."""
+    starts such a call at the first character): the start is moved past the end, where
+    Spark's substring is '' too. The call stays a substring (its type as before)."""
     start = exp.paren(node.args["start"].copy())
-    length = node.args.get("length")
-    value = (
-        spark("substring(_0, _1)", node.this, start)
-        if length is None
-        else spark("substring(_0, _1, _2)", node.this, start, length)
-    )
-    return spark(
-        "CASE WHEN _1 = 0 OR _1 < -length(_0) THEN substring(_0, 1, 0) ELSE _2 END",
-        node.this,
+    moved = spark(
+        "CASE WHEN _1 = 0 OR _1 < -length(_0) THEN length(_0) + 1 ELSE _1 END",
+        node.this.copy(),
         start,
-        value,
     )
+    node.set("start", moved)
+    return node
 
 
 @rewrites(exp.SplitPart, "split_part")
