@@ -212,14 +212,15 @@ def unnest_generator(unnest: exp.Unnest, columns: list) -> tuple:
     as one column when one name is given. :class:`Refused` where the emulator cannot tell."""
     values = list(unnest.expressions)
     ordinality = unnest.args.get("offset")
+    shapes = [_unnested(v) for v in values]
+    if not columns and not isinstance(ordinality, exp.Identifier):
+        columns = _unnamed_columns(shapes, bool(ordinality))
+        ordinality = columns.pop() if ordinality else None
     names = list(columns)
     if isinstance(ordinality, exp.Identifier):
         names.append(ordinality)
     elif ordinality:
         raise Refused("UNNEST ... WITH ORDINALITY without a column name")
-    if not names:
-        raise Refused("UNNEST without column names (AS t(x))")
-    shapes = [_unnested(v) for v in values]
     if any(kind == "map" for kind, _ in shapes):
         if len(values) != 1 or ordinality:
             raise Refused("UNNEST of a map with other arrays or WITH ORDINALITY")
@@ -227,6 +228,19 @@ def unnest_generator(unnest: exp.Unnest, columns: list) -> tuple:
     if len(values) == 1 and not ordinality:
         return _one_array(values[0], shapes[0], len(columns)), names
     return _side_by_side(values, shapes, len(columns), bool(ordinality)), names
+
+
+def _unnamed_columns(shapes: list, ordinality: bool) -> list:
+    """The columns of an ``UNNEST(...)`` without an ``AS t(x, ...)`` list: Trino's
+    RelationPlanner gives it one column per array (a map two, an array of rows one per
+    field, WITH ORDINALITY one more), which a query reads through ``*`` (named ``_col0``,
+    ``_col1``, ... as Trino's unnamed output columns are) or not at all."""
+    count = 0
+    for kind, element in shapes:
+        fields = _row_fields(element)
+        count += 2 if kind == "map" else len(fields) if fields else 1
+    count += 1 if ordinality else 0
+    return [exp.to_identifier(f"_col{i}") for i in range(count)]
 
 
 def _one_array(value: exp.Expression, shape: tuple, count: int) -> exp.Expression:
@@ -280,6 +294,18 @@ def _side_by_side(values: list, shapes: list, count: int, ordinality: bool) -> e
         longest,
         *parts,
     )
+
+
+# ---- TABLE(sequence(...)) -------------------------------------------------------------------
+def _table_sequence_check(node: exp.Expression) -> Optional[str]:
+    """Spark's range(...) is only the form of Trino's TABLE(sequence(...)) (syntax.py):
+    Trino has no function range (refused as any function not in the table)."""
+    if node.meta.get(syntax.TABLE_SEQUENCE) if node._meta else False:
+        return None
+    return "the function range"
+
+
+same("range", "TABLE(sequence(...))", _table_sequence_check)
 
 
 # ---- UNION / INTERSECT / EXCEPT CORRESPONDING ---------------------------------------------------

@@ -23,6 +23,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
+from athena_spark_emulator.sql.functions.table import Fails
+
 DIALECT = "athena"
 # sqlglot logs a warning for each statement it keeps as a Command; the emulator refuses
 # those itself, with the statement named.
@@ -101,6 +103,139 @@ def _plain(code: str) -> str:
     return _SEPARATED.sub(lambda m: m.group(0).replace("_", ""), code)
 
 
+def binary_literals(statement: str) -> str:
+    """``statement`` with the blanks inside Trino's varbinary literals dropped: Trino's
+    grammar (SqlBase.g4 BINARY_LITERAL) takes any text between ``X'`` and ``'`` and its
+    AstBuilder removes the whitespace before reading the hex digits, so ``X'68 65'`` is
+    ``X'6865'`` (sqlglot's tokenizer stops at the blank)."""
+    if not re.search(r"[xX]'[^']*\s", statement):
+        return statement
+    out, last = [], 0
+    for quoted in _QUOTED.finditer(statement):
+        start = quoted.start()
+        text = quoted.group(0)
+        before = statement[start - 2 : start] if start >= 2 else " " + statement[:start]
+        if text.startswith("'") and before[-1:] in "xX" and not re.match(r"\w", before[0]):
+            text = re.sub(r"\s+", "", text)
+        out.append(statement[last:start])
+        out.append(text)
+        last = quoted.end()
+    out.append(statement[last:])
+    return "".join(out)
+
+
+# The words a statement can start with: Trino's (SqlBase.g4, rule statement; its parser's
+# error lists them, TestSqlParserErrorHandling), a query's, and Athena's Hive DDL commands.
+_STATEMENT_WORDS = (
+    "'ALTER', 'ANALYZE', 'CALL', 'COMMENT', 'COMMIT', 'CREATE', 'DEALLOCATE', 'DELETE', "
+    "'DENY', 'DESC', 'DESCRIBE', 'DROP', 'EXECUTE', 'EXPLAIN', 'GRANT', 'INSERT', 'MERGE', "
+    "'PREPARE', 'REFRESH', 'RESET', 'REVOKE', 'ROLLBACK', 'SET', 'SHOW', 'START', 'TRUNCATE', "
+    "'UPDATE', 'USE', <query>"
+)
+_STARTS = {w.strip("'").lower() for w in _STATEMENT_WORDS.split(", ")} | {
+    "with",
+    "select",
+    "values",
+    "table",
+    "msck",
+    "unload",
+    "optimize",
+    "vacuum",
+}
+_FIRST_TOKEN = re.compile(r"(?:\s+|--[^\n]*\n?|/\*.*?\*/)*([A-Za-z_]\w*|[^\s(])?", re.DOTALL)
+
+
+def check_first_word(statement: str) -> None:
+    """Trino's syntax error for a statement that starts with no statement's word (``THIS IS
+    NOT SQL``): ``line 1:1: mismatched input 'THIS'. Expecting: 'ALTER', ...`` (Trino's
+    ErrorHandler, as its TestSqlParserErrorHandling states it)."""
+    match = _FIRST_TOKEN.match(statement)
+    word = match.group(1) if match else None
+    if word is None or word.lower() in _STARTS:
+        return
+    before = statement[: match.start(1)]  # type: ignore[union-attr]
+    line = before.count("\n") + 1
+    column = len(before) - (before.rfind("\n") + 1) + 1
+    raise Fails(
+        f"SYNTAX_ERROR: line {line}:{column}: mismatched input '{word}'. "
+        f"Expecting: {_STATEMENT_WORDS}"
+    )
+
+
+#: meta key of the Spark ``range(...)`` that stands for Trino's ``TABLE(sequence(...))``
+TABLE_SEQUENCE = "athena_table_sequence"
+_SEQUENCE_ARGUMENTS = ("start", "stop", "step")
+
+
+def _sequence_arguments(call: exp.Expression, statement: str) -> Dict[str, int]:
+    """START, STOP and STEP of ``sequence(...)`` in ``TABLE(...)``, by name (``stop =>
+    10``) or position; each a bigint constant (Trino's ScalarArgumentSpecification)."""
+    if isinstance(call, exp.GenerateSeries):  # sqlglot's reading of sequence(...)
+        given = [call.args.get(k) for k in ("start", "end", "step")]
+    else:
+        given = list(call.expressions)
+    found: Dict[str, int] = {}
+    for position, arg in enumerate(a for a in given if a is not None):
+        name = _SEQUENCE_ARGUMENTS[position] if position < 3 else "?"
+        if isinstance(arg, exp.Kwarg):
+            name, arg = arg.this.name.lower(), arg.expression
+        number = arg.this if isinstance(arg, exp.Neg) else arg
+        if name not in _SEQUENCE_ARGUMENTS or name in found:
+            raise Fails(f"INVALID_FUNCTION_ARGUMENT: Unexpected argument name: {name.upper()}")
+        if not (isinstance(number, exp.Literal) and number.is_int):
+            raise Untranslatable(
+                "TABLE(sequence(...)) with an argument that is not an integer literal",
+                statement,
+            )
+        found[name] = -int(number.this) if isinstance(arg, exp.Neg) else int(number.this)
+    return found
+
+
+def table_sequences(tree: exp.Expression, statement: str) -> None:
+    """Trino's table function ``TABLE(sequence(start => 0, stop => n, step => 1))``
+    (io.trino.operator.table.SequenceFunction; Athena has it): one bigint column
+    ``sequential_number`` from start to stop inclusive; START defaults to 0, STEP to 1;
+    a step of the wrong sign fails when the query is analysed. It becomes Spark's
+    ``range(start, stop + 1, step)`` (``stop - 1`` for a negative step), marked for the
+    function table (query_shapes.py)."""
+    for table in list(tree.find_all(exp.Table)):
+        wrapper = table.this
+        if not (isinstance(wrapper, exp.Anonymous) and str(wrapper.name).upper() == "TABLE"):
+            continue
+        [call] = wrapper.expressions if len(wrapper.expressions) == 1 else [None]
+        if isinstance(call, exp.Dot) and call.this.sql(DIALECT).lower() == "system.builtin":
+            call = call.expression
+        named = isinstance(call, exp.Anonymous) and str(call.name).lower() == "sequence"
+        if not (named or isinstance(call, exp.GenerateSeries)):
+            raise Untranslatable(f"the table function {wrapper.sql(DIALECT)}", statement)
+        found = _sequence_arguments(call, statement)
+        if "stop" not in found:
+            raise Fails("INVALID_FUNCTION_ARGUMENT: Missing argument: STOP")
+        start, stop, step = found.get("start", 0), found["stop"], found.get("step", 1)
+        if start < stop and step <= 0:
+            raise Fails(
+                f"INVALID_FUNCTION_ARGUMENT: Step must be positive for sequence [{start}, {stop}]"
+            )
+        if start > stop and step >= 0:
+            raise Fails(
+                f"INVALID_FUNCTION_ARGUMENT: Step must be negative for sequence [{start}, {stop}]"
+            )
+        step = step if start != stop else 1
+        end = stop + (1 if step > 0 else -1)
+        generator = exp.Anonymous(
+            this="range", expressions=[exp.Literal.number(v) for v in (start, end, step)]
+        )
+        generator.meta[TABLE_SEQUENCE] = True
+        alias = table.args.get("alias")
+        name = alias.this if alias is not None and alias.this else exp.to_identifier("sequence")
+        columns = list(alias.columns) if alias is not None and alias.columns else []
+        table.set("this", generator)
+        table.set(
+            "alias",
+            exp.TableAlias(this=name, columns=columns or [exp.to_identifier("sequential_number")]),
+        )
+
+
 #: WITH FUNCTION's expansion (query_shapes.py registers it on import).
 INLINE_FUNCTIONS: List[Any] = []
 
@@ -135,11 +270,19 @@ def mark_array_indexes(tree: exp.Expression) -> None:
 
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
-    text = statement
+    check_first_word(statement)
+    if re.match(r"\s*explain\b", statement, re.IGNORECASE):
+        raise Untranslatable(
+            "EXPLAIN",
+            statement,
+            "Athena answers it with Trino's query plan; the emulator runs the statement's "
+            "translation on Spark and has no Trino plan to give. Run EXPLAIN on Athena itself",
+        )
+    text = binary_literals(statement)
     if "json_" in statement.lower():  # SQL/JSON clauses sqlglot cannot parse
         from athena_spark_emulator.sql.functions.json import json_clauses
 
-        text = json_clauses(statement)
+        text = json_clauses(text)
     try:
         text = plain_numbers(text)
         trees = [t for t in sqlglot.parse(text, read=DIALECT) if t is not None]
@@ -158,6 +301,8 @@ def parse(statement: str) -> exp.Expression:
     assert isinstance(tree, exp.Expression)
     values_rows(tree)
     mark_array_indexes(tree)
+    if tree.find(exp.Anonymous):
+        table_sequences(tree, statement)
     if tree.find(exp.UserDefinedFunction):
         # WITH FUNCTION name(...) RETURNS ... RETURN expr: each call replaced by its body
         if not INLINE_FUNCTIONS or not isinstance(tree, exp.Query):

@@ -316,17 +316,21 @@ def from_unnests(tree: exp.Expression) -> None:
 def unnest_joins(tree: exp.Expression) -> None:
     """``CROSS JOIN UNNEST(a) AS u(x)`` and ``LEFT JOIN UNNEST(a) AS u(x) ON TRUE`` (with
     or without ``WITH ORDINALITY``) as Spark's ``LATERAL VIEW [OUTER]``: Trino keeps the
-    left row of an empty array only in the LEFT form, and counts ordinality from 1."""
+    left row of an empty array only in the LEFT form, and counts ordinality from 1.
+    Spark runs its LATERAL VIEWs after all the joins of a FROM, so where another join
+    follows one with UNNEST (and may read its columns), each is Spark's join of a lateral
+    generator, ``CROSS JOIN LATERAL explode(a) AS u(x)`` (its ``_outer`` form for LEFT),
+    in the statement's order."""
     for select in list(tree.find_all(exp.Select)):
         joins = select.args.get("joins") or []
         if not any(isinstance(j.this, exp.Unnest) for j in joins):
             continue
+        first = next(i for i, j in enumerate(joins) if isinstance(j.this, exp.Unnest))
+        in_place = any(not isinstance(j.this, exp.Unnest) for j in joins[first:])
         kept, laterals = [], list(select.args.get("laterals") or [])
         for join in joins:
             unnest = join.this
             if not isinstance(unnest, exp.Unnest):
-                if laterals:
-                    raise Refused("a join after a join with UNNEST")
                 kept.append(join)
                 continue
             side = str(join.args.get("side") or "").upper()
@@ -339,12 +343,20 @@ def unnest_joins(tree: exp.Expression) -> None:
                 raise Refused(f"{side} JOIN UNNEST")
             else:
                 outer = False
-            laterals.append(_lateral(unnest, outer))
+            if in_place:
+                kept.append(exp.Join(this=_lateral(unnest, outer, view=False), kind="CROSS"))
+            else:
+                laterals.append(_lateral(unnest, outer))
         select.set("joins", kept or None)
-        select.set("laterals", laterals)
+        select.set("laterals", laterals or None)
 
 
-def _lateral(unnest: exp.Unnest, outer: bool) -> exp.Expression:
+_OUTER_GENERATORS = {"explode": "explode_outer", "inline": "inline_outer"}
+
+
+def _lateral(unnest: exp.Unnest, outer: bool, view: bool = True) -> exp.Expression:
+    """Spark's ``LATERAL VIEW [OUTER] generator`` (``view``), or the lateral generator of a
+    join (``outer``: the generator's ``_outer`` form, one row of NULLs for no elements)."""
     alias = unnest.args.get("alias")
     columns = list(alias.columns) if alias is not None else []
     generator, names = unnest_generator(unnest, columns)
@@ -352,7 +364,16 @@ def _lateral(unnest: exp.Unnest, outer: bool) -> exp.Expression:
         this=alias.this if alias is not None and alias.this else exp.to_identifier("unnest"),
         columns=names,
     )
-    return exp.Lateral(this=generator, view=True, outer=outer, alias=table_alias)
+    if view:
+        return exp.Lateral(this=generator, view=True, outer=outer, alias=table_alias)
+    if outer:
+        name = generator.sql("spark").split("(", 1)[0].lower()
+        if name not in _OUTER_GENERATORS:
+            raise Refused(f"LEFT JOIN UNNEST({unnest.sql(DIALECT)}) before another join")
+        argument = generator.this if isinstance(generator.this, exp.Expression) else None
+        argument = argument or generator.expressions[0]
+        generator = exp.Anonymous(this=_OUTER_GENERATORS[name], expressions=[argument])
+    return exp.Lateral(this=generator, alias=table_alias)
 
 
 # ---- MERGE ---------------------------------------------------------------------------------

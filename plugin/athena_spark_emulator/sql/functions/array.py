@@ -79,8 +79,6 @@ for _cls, _name in (
     (exp.ArrayPosition, "array_position"),
     (exp.ArrayRemove, "array_remove"),
     (exp.ArraySlice, "slice"),
-    (exp.GenerateSeries, "sequence"),
-    (exp.Flatten, "flatten"),
     (exp.ArrayIntersect, "array_intersect"),
     (exp.ArrayExcept, "array_except"),
 ):
@@ -104,17 +102,54 @@ def zip_(node: exp.Expression) -> exp.Expression:
 
 
 # ---- more arrays -----------------------------------------------------------------------------
+@rewrites(exp.Flatten, "flatten")
+def flatten(node: exp.Expression) -> exp.Expression:
+    """Trino's flatten(array(array(T))) (ArrayFlattenFunction) leaves NULL inner arrays
+    out; Spark's flatten is NULL when one is."""
+    node.set("this", spark("filter(_0, athena_a -> athena_a IS NOT NULL)", node.this))
+    return node  # still a flatten: its type as before
+
+
+MAX_SEQUENCE = 10000  # Trino's SequenceFunction.MAX_RESULT_ENTRIES
+
+
+@rewrites(exp.GenerateSeries, "sequence")
+def sequence(node: exp.Expression) -> exp.Expression:
+    """Trino's sequence(start, stop[, step]) (SequenceFunction): Spark's sequence, but a
+    result of more than 10,000 entries fails ('result of sequence function must not have
+    more than 10000 entries', checkMaxEntry)."""
+    return spark(
+        "CASE WHEN size(_0) > 10000 THEN raise_error("
+        f"'result of sequence function must not have more than {MAX_SEQUENCE} entries') "
+        "ELSE _0 END",
+        node,
+    )
+
+
 @rewrites("trim_array", "trim_array")
 def trim_array(node: exp.Expression) -> exp.Expression:
-    return spark("slice(_0, 1, size(_0) - _1)", *node.expressions)
+    """Trino's trim_array(array, n) (ArrayTrimFunction): the array without its last n
+    elements; n below 0 fails 'size must not be negative: n', n past the array's
+    cardinality 'size must not exceed array cardinality c: n'."""
+    array, size = node.expressions
+    return spark(
+        "CASE WHEN _1 < 0 THEN raise_error(concat('size must not be negative: ', _1)) "
+        "WHEN _1 > size(_0) THEN raise_error(concat('size must not exceed array cardinality ', "
+        "size(_0), ': ', _1)) ELSE slice(_0, 1, size(_0) - _1) END",
+        array,
+        exp.paren(size.copy()),
+    )
 
 
 @rewrites("ngrams", "ngrams")
 def ngrams(node: exp.Expression) -> exp.Expression:
+    """Trino's ngrams(array, n) (ArrayNgramsFunction): n below 1 fails 'N must be
+    positive'; an array no longer than n is its one n-gram."""
     return spark(
-        "CASE WHEN size(_0) <= _1 THEN array(_0) "
+        "CASE WHEN _1 <= 0 THEN raise_error('N must be positive') "
+        "WHEN size(_0) <= _1 THEN array(_0) "
         "ELSE transform(sequence(1, size(_0) - _1 + 1), i -> slice(_0, i, _1)) END",
-        *node.expressions,
+        *[exp.paren(a.copy()) for a in node.expressions],  # n an expression: x.n + 2
     )
 
 

@@ -24,6 +24,45 @@ def _floating(*nodes: exp.Expression) -> bool:
     return any(is_double(type_of(n)) for n in nodes)
 
 
+def _char(*nodes: exp.Expression) -> bool:
+    """Whether a comparison is of CHAR(n) values: Trino compares char values padded with
+    spaces to a common length (CharType; a varchar operand is coerced to char): both are
+    right-padded to the longer one's length ('abc' equals 'abc  ', 'abc\\0' is below 'abc ')."""
+    for node in nodes:
+        kind = type_of(node)
+        if kind is not None and kind.this == exp.DataType.Type.CHAR:
+            return True
+    return False
+
+
+# Trino's = of arrays (ArrayEqualOperator): false when the sizes or two non-NULL elements
+# differ, else NULL when an element of either is NULL (indeterminate), else true. Spark's
+# = compares NULL elements as equal. Arrays of arrays, maps or rows keep Spark's (the
+# inner comparison would need the same rule).
+_ARRAY_EQUAL = (
+    "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL WHEN size(_0) <> size(_1) THEN false "
+    "WHEN exists(zip_with(_0, _1, (athena_x, athena_y) -> athena_x <> athena_y), "
+    "athena_v -> athena_v) THEN false "
+    "WHEN exists(_0, athena_x -> athena_x IS NULL) OR exists(_1, athena_x -> athena_x IS NULL) "
+    "THEN NULL ELSE true END"
+)
+_NESTED = (exp.DataType.Type.ARRAY, exp.DataType.Type.MAP, exp.DataType.Type.STRUCT)
+
+
+def _scalar_arrays(left: exp.Expression, right: exp.Expression) -> bool:
+    """Whether both operands are arrays of non-nested elements (their types known)."""
+    for node in (left, right):
+        kind = type_of(node)
+        if kind is None or kind.this != exp.DataType.Type.ARRAY or not kind.expressions:
+            return False
+        element = kind.expressions[0]
+        if not isinstance(element, exp.DataType) or element.this in _NESTED:
+            return False
+        if element.this == exp.DataType.Type.UNKNOWN or is_double(element):
+            return False  # NaN elements: Trino's own rule
+    return True
+
+
 # Trino's comparisons of doubles and reals: NaN is equal to nothing, not even NaN, and
 # neither less nor greater than anything (Spark orders NaN above +Infinity and equal to
 # itself). Of values whose types the emulator cannot tell, Spark's as they are.
@@ -38,6 +77,14 @@ for _cls, _name, _op, _on_nan in (
 
     def _compare(node: exp.Expression, op: str = _op, on_nan: str = _on_nan) -> exp.Expression:
         left, right = node.this, node.expression
+        if op in ("=", "<>") and _scalar_arrays(left, right):
+            # (equal) = true for =, (equal) = false for <>: NULL stays NULL; still an =
+            equal = exp.paren(spark(_ARRAY_EQUAL, left, right))
+            return exp.EQ(this=equal, expression=exp.Boolean(this=op == "="))
+        if _char(left, right):
+            padded = "rpad(_0, greatest(length(_0), length(_1)), ' ')"
+            other = "rpad(_1, greatest(length(_0), length(_1)), ' ')"
+            return typed(spark(f"{padded} {op} {other}", left, right), "boolean")
         if not _floating(left, right):
             return node
         text = (

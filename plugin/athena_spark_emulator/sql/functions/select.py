@@ -13,19 +13,18 @@ from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import SHAPES, Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import spark
+from athena_spark_emulator.sql.udfs import PREFIX
 
 _cls: Any
 
 
 # ---- the shape of a query (no semantics of their own) ------------------------------------
 for _cls in (
-    exp.Select,
     exp.From,
     exp.Table,
     exp.TableAlias,
     exp.Subquery,
     exp.CTE,
-    exp.Values,
     exp.Where,
     exp.Group,
     exp.Having,
@@ -48,6 +47,67 @@ for _cls in (
     exp.Interval,
 ):
     same(_cls, _cls.__name__.lower())
+
+
+@rewrites(exp.Select, "select")
+def select(node: exp.Expression) -> exp.Expression:
+    """``SELECT DISTINCT f(x) ... ORDER BY f(x)``: Trino orders by the output column the
+    ORDER BY expression repeats (StatementAnalyzer: in a DISTINCT query ORDER BY may only
+    use the select list). Spark's plan cannot see ``x`` once the projection is named
+    (``_col0``), so each ORDER BY expression that repeats a projection's is that
+    projection's name (dbt-athena's batched partition inserts send this)."""
+    order = node.args.get("order")
+    if not node.args.get("distinct") or order is None:
+        return node
+    named: dict = {}
+    for projection in node.expressions:
+        if isinstance(projection, exp.Alias) and not isinstance(projection.this, exp.Column):
+            named.setdefault(projection.this.sql("spark"), projection.alias)
+    for ordered in order.expressions:
+        name = named.get(ordered.this.sql("spark")) if isinstance(ordered, exp.Ordered) else None
+        if name:
+            ordered.set("this", exp.column(name, quoted=True))
+    return node
+
+
+# ---- VALUES ----------------------------------------------------------------------------------
+def _not_foldable(node: exp.Expression) -> bool:
+    """Whether Spark cannot evaluate ``node`` while it plans an inline table: a call of the
+    emulator's Python UDFs (udfs.py) or a random value."""
+    if isinstance(node, exp.Anonymous):
+        return str(node.name).lower().startswith(PREFIX) or str(node.name).lower() in (
+            "rand",
+            "random",
+            "uuid",
+        )
+    return isinstance(node, (exp.Rand, exp.Uuid))
+
+
+@rewrites(exp.Values, "values")
+def values(node: exp.Expression) -> exp.Expression:
+    """Trino's ``VALUES`` rows (sql/select.md; its columns the rows' common types, named by
+    the alias or ``_col0``, ...). Spark plans an inline table by evaluating each value once
+    (its ``ResolveInlineTables`` refuses what it cannot fold: INVALID_INLINE_TABLE), so rows
+    holding a UDF call or a random value are rendered as ``SELECT ... UNION ALL SELECT ...``
+    with Spark's inline-table column names (col1, col2, ...), which the alias renames as it
+    renamed the inline table's; Spark's UNION widens the rows' types as its inline tables do.
+    """
+    rows = list(node.expressions)
+    if not any(_not_foldable(n) for row in rows for n in row.walk()):
+        return node
+    selects = []
+    for row in rows:
+        items = row.expressions if isinstance(row, exp.Tuple) else [row]
+        selects.append(
+            exp.select(*[exp.alias_(v.copy(), f"col{i + 1}") for i, v in enumerate(items)])
+        )
+    union: exp.Expression = selects[0]
+    for select in selects[1:]:
+        union = exp.Union(this=union, expression=select, distinct=False)
+    alias = node.args.get("alias")
+    if isinstance(node.parent, exp.Subquery) and alias is None:
+        return union
+    return exp.Subquery(this=union, alias=alias.copy() if alias is not None else None)
 
 
 @rewrites(exp.With, "with")

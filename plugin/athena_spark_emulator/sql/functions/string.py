@@ -113,21 +113,44 @@ def strpos_(node: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.Substring, "substr")
 def substr(node: exp.Expression) -> exp.Expression:
-    start = node.args["start"]
-    length = node.args.get("length")
-    if length is None:
-        return spark("substring(_0, _1)", node.this, start)
-    return spark("substring(_0, _1, _2)", node.this, start, length)
+    """Trino's substr(string, start[, length]) (StringFunctions.substr): start 0, or a
+    negative start before the string's first character, gives '' (Spark's substring
+    starts such a call at the first character): the start is moved past the end, where
+    Spark's substring is '' too. The call stays a substring (its type as before)."""
+    start = exp.paren(node.args["start"].copy())
+    moved = spark(
+        "CASE WHEN _1 = 0 OR _1 < -length(_0) THEN length(_0) + 1 ELSE _1 END",
+        node.this.copy(),
+        start,
+    )
+    node.set("start", moved)
+    return node
 
 
 @rewrites(exp.SplitPart, "split_part")
 def split_part(node: exp.Expression) -> exp.Expression:
+    """Trino's split_part(string, delimiter, index) (StringFunctions.splitPart): the
+    index-th part (from 1; NULL past the last), the delimiter matched as plain text; an
+    empty delimiter splits into code points; an index below 1 fails. A delimiter that is
+    not a literal (a column) is quoted for Spark's regular-expression split as Java's
+    Pattern.quote does (\\Q...\\E, each \\E inside closed and reopened)."""
     delimiter = node.args["delimiter"]
-    if not (isinstance(delimiter, exp.Literal) and delimiter.is_string and delimiter.this):
-        raise Refused(f"split_part with a delimiter that is not a literal ({node.sql('athena')})")
-    pattern = exp.Literal.string(re.escape(delimiter.this))
     index = node.args["part_index"]
-    parts = call("try_element_at", spark("split(_0, _1, -1)", node.this, pattern), index)
+    if isinstance(delimiter, exp.Literal) and delimiter.is_string and delimiter.this:
+        pattern: exp.Expression = exp.Literal.string(re.escape(delimiter.this))
+        parts = call("try_element_at", spark("split(_0, _1, -1)", node.this, pattern), index)
+    else:
+        pattern = spark(
+            "concat('\\\\Q', replace(_0, '\\\\E', '\\\\E\\\\\\\\E\\\\Q'), '\\\\E')", delimiter
+        )
+        parts = spark(
+            "CASE WHEN _0 = '' THEN CASE WHEN _2 <= length(_1) THEN substring(_1, _2, 1) END "
+            "ELSE try_element_at(split(_1, _3, -1), _2) END",
+            delimiter,
+            node.this,
+            index,
+            pattern,
+        )
     return spark(
         "CASE WHEN _0 < 1 THEN raise_error('Index must be greater than zero') ELSE _1 END",
         index,
@@ -138,10 +161,7 @@ def split_part(node: exp.Expression) -> exp.Expression:
 # verified as sqlglot renders them (Spark's function has Trino's semantics)
 for _cls, _name in (
     (exp.Translate, "translate"),
-    (exp.ConcatWs, "concat_ws"),
-    (exp.Pad, "lpad"),
     (exp.StartsWith, "starts_with"),
-    (exp.Chr, "chr"),
     (exp.Levenshtein, "levenshtein_distance"),
     (exp.Encode, "to_utf8"),
     (exp.Trim, "trim"),
@@ -149,6 +169,91 @@ for _cls, _name in (
     same(_cls, _name)
 
 same(exp.Overlay, "overlay")
+
+
+@rewrites(exp.Pad, "lpad")
+def pad(node: exp.Expression) -> exp.Expression:
+    """Trino's lpad/rpad(string, size, padstring) (StringFunctions.pad; of varbinary
+    VarbinaryFunctions.pad, 'Padding bytes'): a size outside [0..2147483647] or an empty
+    pad fails (whether or not padding is needed); else Spark's lpad/rpad (truncated to
+    size, padded by repeating the pad)."""
+    size, fill = node.expression, node.args.get("fill_pattern")
+    if fill is None:
+        return node
+    name = "lpad" if node.args.get("is_left") else "rpad"
+    kind = type_of(node.this) or type_of(fill)
+    binary = kind is not None and kind.this in (T.VARBINARY, T.BINARY)
+    empty = "Padding bytes must not be empty" if binary else "Padding string must not be empty"
+    return spark(
+        "CASE WHEN _1 < 0 OR _1 > 2147483647 THEN raise_error("
+        "'Target length must be in the range [0..2147483647]') "
+        f"WHEN length(_2) = 0 THEN raise_error('{empty}') "
+        f"ELSE {name}(_0, _1, _2) END",
+        node.this,
+        size,
+        fill,
+    )
+
+
+@rewrites(exp.Chr, "chr")
+def chr_(node: exp.Expression) -> exp.Expression:
+    """Trino's chr(n): the code point n as a one-character string (Spark's chr is a byte,
+    n modulo 256): the UDF :func:`code_point`."""
+    return typed(udf_call("chr", *node.expressions), "varchar(1)")
+
+
+@udf("chr", "string")
+def code_point(number: Optional[int]) -> Optional[str]:
+    """StringFunctions.chr: SliceUtf8.codePointToUtf8 of the number (saturated to an int),
+    failing for a negative number, a surrogate (U+D800..U+DFFF) or one past U+10FFFF."""
+    if number is None:
+        return None
+    if not 0 <= number <= 0x10FFFF or 0xD800 <= number <= 0xDFFF:
+        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Not a valid Unicode code point: {number}")
+    return chr(number)
+
+
+def _concat_ws_check(node: exp.Expression) -> Optional[str]:
+    if len(node.expressions) < 2:  # ConcatWsFunction's own check
+        raise Fails("INVALID_FUNCTION_ARGUMENT: There must be two or more arguments")
+    return None
+
+
+_TEXT = (T.VARCHAR, T.CHAR, T.TEXT, T.NCHAR, T.NVARCHAR, T.UNKNOWN, T.NULL)
+
+
+def _athena_type_name(node: exp.Expression, kind: Optional[exp.DataType]) -> str:
+    text = literal_text(node)
+    if text is not None:
+        return f"varchar({len(text)})"
+    return kind.sql("athena").lower() if kind is not None else "unknown"
+
+
+@rewrites(exp.ConcatWs, "concat_ws", _concat_ws_check)
+def concat_ws(node: exp.Expression) -> exp.Expression:
+    """Trino's concat_ws(varchar, varchar, ...) or concat_ws(varchar, array(varchar))
+    (ConcatWsFunction; NULLs left out, a NULL separator NULL: Spark's concat_ws). An
+    argument the translation knows is of another type (a number, ...) is no signature of
+    it: Athena fails FUNCTION_NOT_FOUND 'Unexpected parameters ... for function concat_ws'
+    (Spark would turn numbers into text)."""
+    args = list(node.expressions)
+    kinds = [type_of(a) for a in args]
+
+    def text_or_array(kind: Optional[exp.DataType], position: int) -> bool:
+        if kind is None or kind.this in _TEXT:
+            return True
+        if kind.this == T.ARRAY and position == 1 and len(args) == 2:
+            element = kind.expressions[0] if kind.expressions else None
+            return not isinstance(element, exp.DataType) or element.this in _TEXT
+        return False
+
+    if not all(text_or_array(k, i) for i, k in enumerate(kinds)):
+        listed = ", ".join(_athena_type_name(a, k) for a, k in zip(args, kinds))
+        raise Fails(
+            f"FUNCTION_NOT_FOUND: Unexpected parameters ({listed}) for function concat_ws. "
+            "Expected: concat_ws(varchar, array(varchar)), concat_ws(varchar, varchar)"
+        )
+    return node
 
 
 @udf("luhn_check", "boolean")
@@ -353,6 +458,9 @@ def _codepoint(node: exp.Expression) -> exp.Expression:
     any other value it fails at analysis, refused here."""
     [value] = node.expressions
     text = literal_text(value)
+    kind = type_of(value)
+    if text is None and kind is not None and kind.sql("athena").lower() == "varchar(1)":
+        return typed(spark("CAST(ascii(_0) AS INT)", value), "integer")  # e.g. of chr(n)
     if text is None or len(text) != 1:
         raise Refused(
             f"{node.sql('athena')} (codepoint of a value other than a one-character literal)"
