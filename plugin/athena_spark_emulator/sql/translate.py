@@ -12,7 +12,7 @@ from typing import Any, List, Mapping, Optional, Tuple
 import sqlglot
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions.conversion import typeof
+from athena_spark_emulator.sql.functions.conversion import type_name
 from athena_spark_emulator.sql.functions.table import TABLE, Refused
 from athena_spark_emulator.sql.query_shapes import unnest_generator
 from athena_spark_emulator.sql.return_types import EXPRESSION_METADATA
@@ -139,15 +139,9 @@ def output_types(tree: exp.Expression) -> Tuple[Optional[str], ...]:
 
 def typeof_name(value: exp.Expression) -> Optional[str]:
     """``typeof(value)`` of a translated value (functions/conversion.py), None where the
-    emulator cannot tell it."""
-    parent, key, index = value.parent, value.arg_key, value.index
-    try:  # typeof of the value in place (a copy would cost more than the translation)
-        named = typeof(exp.Typeof(this=value))
-    except Refused:
-        return None
-    finally:
-        value.parent, value.arg_key, value.index = parent, key, index
-    return named.this if isinstance(named, exp.Literal) and named.is_string else None
+    emulator cannot tell it. The name itself, not typeof's Spark form: of an aggregate that
+    form is a CASE that keeps the query aggregated."""
+    return type_name(value)
 
 
 UNNAMED_PREFIX = "__athena_col"

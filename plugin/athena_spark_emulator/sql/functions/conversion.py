@@ -423,10 +423,16 @@ def format_(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.Typeof, "typeof")
 def typeof(node: exp.Expression) -> exp.Expression:
     value = node.this
-    name = TYPEOFS.first(value) or _type_name_of(value)  # timestamps, intervals (datetime.py)
+    name = type_name(value)
     if name is None:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
     return _type_name(value, name)
+
+
+def type_name(value: exp.Expression) -> Optional[str]:
+    """The name typeof gives ``value`` (a translated value; None: the emulator cannot tell
+    it): the pages' own cases first (timestamps, intervals: datetime.py), then the home's."""
+    return TYPEOFS.first(value) or _type_name_of(value)
 
 
 def _type_name(value: exp.Expression, name: str) -> exp.Expression:
