@@ -16,6 +16,7 @@ from typing import Iterator
 import pytest
 
 from athena_spark_emulator import Emulator
+from tests.emulator.table_forms import emulator_with_tables
 from tests.emulator.test_athena_semantics import run
 
 ROWS = (
@@ -23,12 +24,12 @@ ROWS = (
     "(2, array[30], 'x|y', '|', '2023-01-05')) as t(id, arr, parts, delim, day)"
 )
 TABLES = {
-    "hive": "create table raw.shapes_hive with (format='PARQUET', "
-    f"external_location='s3://dbt-data/raw/shapes_hive/') as {ROWS}",
-    "iceberg": "create table raw.shapes_iceberg with (table_type='ICEBERG', "
-    f"is_external=false, location='s3://dbt-data/raw/shapes_iceberg/') as {ROWS}",
+    "hive": "create table shapes.shapes_hive with (format='PARQUET', "
+    f"external_location='s3://dbt-data/shapes/shapes_hive/') as {ROWS}",
+    "iceberg": "create table shapes.shapes_iceberg with (table_type='ICEBERG', "
+    f"is_external=false, location='s3://dbt-data/shapes/shapes_iceberg/') as {ROWS}",
 }
-SOURCES = ["raw.shapes_hive", "raw.shapes_iceberg", "raw.v_hive", "raw.v_iceberg"]
+SOURCES = ["shapes.shapes_hive", "shapes.shapes_iceberg", "shapes.v_hive", "shapes.v_iceberg"]
 # dbt-athena's partitions tests: a row of one array made by a UDF (from_iso8601_date)
 DAYS = (
     "(values (sequence(from_iso8601_date('2023-01-01'), from_iso8601_date('2023-01-31'), "
@@ -38,14 +39,9 @@ DAYS = (
 
 @pytest.fixture(scope="module")
 def emu() -> Iterator[Emulator]:
-    with Emulator(executor="spark") as emulator:
-        emulator.prepare()
-        for sql in ["create schema raw", *TABLES.values()]:
-            assert run(emulator, sql)[0] == "SUCCEEDED", sql
-        for kind in TABLES:
-            view = f"create view raw.v_{kind} as select * from raw.shapes_{kind}"
-            assert run(emulator, view)[0] == "SUCCEEDED", view
-        yield emulator
+    yield from emulator_with_tables(
+        "shapes", TABLES, "create view shapes.v_{kind} as select * from shapes.shapes_{kind}"
+    )
 
 
 def rows(emu: Emulator, sql: str) -> list:
@@ -190,7 +186,7 @@ def test_an_unknown_column_of_the_sequence_table_function(emu: Emulator) -> None
 
 def test_too_many_open_partitions_from_the_sequence_table_function(emu: Emulator) -> None:
     """dbt-athena's test__too_many_open_partitions: 1001 Hive partitions in one INSERT."""
-    table = "raw.too_many_partitions"
+    table = "shapes.too_many_partitions"
     create = (
         f"create table {table} with (format='PARQUET', partitioned_by=ARRAY['pk1']) "
         "as select 1 as value, 'seed' as pk1"

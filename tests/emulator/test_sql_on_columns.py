@@ -14,6 +14,7 @@ from typing import Iterator, List
 import pytest
 
 from athena_spark_emulator import Emulator
+from tests.emulator.table_forms import emulator_with_tables
 from tests.emulator.test_athena_semantics import run
 
 ROW = (
@@ -35,14 +36,9 @@ LATER = {"hive": "2024-01-02 22:00:00.123", "iceberg": "2024-01-02 22:00:00.1234
 
 @pytest.fixture(scope="module")
 def emu() -> Iterator[Emulator]:
-    with Emulator(executor="spark") as emulator:
-        emulator.prepare()
-        for sql in ["create schema raw", *TABLES.values()]:
-            assert run(emulator, sql)[0] == "SUCCEEDED", sql
-        for kind in TABLES:
-            view = f"create view raw.v_{kind} as select * from raw.trips_{kind}"
-            assert run(emulator, view)[0] == "SUCCEEDED", view
-        yield emulator
+    yield from emulator_with_tables(
+        "raw", TABLES, "create view raw.v_{kind} as select * from raw.trips_{kind}"
+    )
 
 
 SOURCES = [

@@ -15,6 +15,7 @@ from typing import Iterator
 import pytest
 
 from athena_spark_emulator import Emulator
+from tests.emulator.table_forms import emulator_with_tables
 from tests.emulator.test_athena_semantics import run
 
 ROWS = (
@@ -22,12 +23,12 @@ ROWS = (
     "as t(id, code, arr, word, empty, big)"
 )
 TABLES = {
-    "hive": "create table raw.edge_hive with (format='PARQUET', "
-    f"external_location='s3://dbt-data/raw/edge_hive/') as {ROWS}",
-    "iceberg": "create table raw.edge_iceberg with (table_type='ICEBERG', "
-    f"is_external=false, location='s3://dbt-data/raw/edge_iceberg/') as {ROWS}",
+    "hive": "create table edge.edge_hive with (format='PARQUET', "
+    f"external_location='s3://dbt-data/edge/edge_hive/') as {ROWS}",
+    "iceberg": "create table edge.edge_iceberg with (table_type='ICEBERG', "
+    f"is_external=false, location='s3://dbt-data/edge/edge_iceberg/') as {ROWS}",
 }
-SOURCES = ["raw.edge_hive", "raw.edge_iceberg", "raw.v_edge_hive", "raw.v_edge_iceberg"]
+SOURCES = ["edge.edge_hive", "edge.edge_iceberg", "edge.v_edge_hive", "edge.v_edge_iceberg"]
 CASES = [
     pytest.param(source, cte, id=f"{source}-{'cte' if cte else 'from'}")
     for source in SOURCES
@@ -37,14 +38,9 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def emu() -> Iterator[Emulator]:
-    with Emulator(executor="spark") as emulator:
-        emulator.prepare()
-        for sql in ["create schema raw", *TABLES.values()]:
-            assert run(emulator, sql)[0] == "SUCCEEDED", sql
-        for kind in TABLES:
-            view = f"create view raw.v_edge_{kind} as select * from raw.edge_{kind}"
-            assert run(emulator, view)[0] == "SUCCEEDED", view
-        yield emulator
+    yield from emulator_with_tables(
+        "edge", TABLES, "create view edge.v_edge_{kind} as select * from edge.edge_{kind}"
+    )
 
 
 def query(source: str, cte: bool, expression: str) -> str:
@@ -127,7 +123,7 @@ def test_concat_ws_over_numbers_fails(emu: Emulator, source: str, cte: bool) -> 
     "(translate.py _NEEDS_TYPES has no exp.ConcatWs): Spark turns the numbers into text",
 )
 def test_concat_ws_over_a_number_column_fails(emu: Emulator) -> None:
-    reason = failure(emu, "raw.edge_hive", False, "concat_ws(',', x.word, x.id)")
+    reason = failure(emu, "edge.edge_hive", False, "concat_ws(',', x.word, x.id)")
     assert reason.startswith("FUNCTION_NOT_FOUND: Unexpected parameters")
 
 

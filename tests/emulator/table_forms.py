@@ -1,0 +1,24 @@
+"""An emulator holding a test module's Hive and Iceberg tables and a view over each, built
+through the Athena API in a schema of the module's own: emulators of one test process share
+their Glue catalog (not their files), so two modules creating the same schema collide."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator
+
+from athena_spark_emulator import Emulator
+from tests.emulator.test_athena_semantics import run
+
+
+def emulator_with_tables(schema: str, tables: Dict[str, str], view: str) -> Iterator[Emulator]:
+    """An emulator with ``schema``, the CTAS statements ``tables`` ({kind: statement}) run,
+    and for each kind a view ``view.format(kind=kind)`` over ``<schema>.<table of kind>``
+    (``view`` is the whole CREATE VIEW statement, formatted with ``kind``)."""
+    with Emulator(executor="spark") as emulator:
+        emulator.prepare()
+        for sql in [f"create schema {schema}", *tables.values()]:
+            assert run(emulator, sql)[0] == "SUCCEEDED", sql
+        for kind in tables:
+            statement = view.format(kind=kind)
+            assert run(emulator, statement)[0] == "SUCCEEDED", statement
+        yield emulator
