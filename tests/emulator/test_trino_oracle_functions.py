@@ -117,11 +117,6 @@ def test_concat_ws_over_numbers_fails(emu: Emulator, source: str, cte: bool) -> 
     assert reason.startswith("FUNCTION_NOT_FOUND: Unexpected parameters (varchar(1), integer")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the column types are known only when the translation annotates the query "
-    "(translate.py _NEEDS_TYPES has no exp.ConcatWs): Spark turns the numbers into text",
-)
 def test_concat_ws_over_a_number_column_fails(emu: Emulator) -> None:
     reason = failure(emu, "edge.edge_hive", False, "concat_ws(',', x.word, x.id)")
     assert reason.startswith("FUNCTION_NOT_FOUND: Unexpected parameters")
