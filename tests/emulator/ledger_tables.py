@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Iterator, List, Optional, Tuple
 
 from athena_spark_emulator import Emulator
+from tests.emulator.table_forms import emulator_with_tables
 from tests.emulator.test_athena_semantics import run
 
 LEDGER_ROWS = (
@@ -57,15 +58,9 @@ def ledger_emulator(schema: str, extra: Optional[List[str]] = None) -> Iterator[
     """An emulator holding the ledger tables and views in ``schema`` (a schema of the test
     module's own: emulators of one test process share their Glue catalog, not their
     files), and ``extra`` statements run after."""
-    with Emulator(executor="spark") as emulator:
-        emulator.prepare()
-        views = [
-            f"create view {schema}.v_ledger_{k} as select * from {schema}.ledger_{k}"
-            for k in ("hive", "iceberg")
-        ]
-        for sql in [f"create schema {schema}", *tables(schema), *views, *(extra or [])]:
-            assert run(emulator, sql)[0] == "SUCCEEDED", sql
-        yield emulator
+    view = f"create view {schema}.v_ledger_{{kind}} as select * from {schema}.ledger_{{kind}}"
+    kinds = dict(zip(("hive", "iceberg"), tables(schema)))
+    yield from emulator_with_tables(schema, kinds, view, extra)
 
 
 def rows(emu: Emulator, select: str, source: str, cte: bool, tail: str = "") -> List[List]:

@@ -4,16 +4,19 @@ their Glue catalog (not their files), so two modules creating the same schema co
 
 from __future__ import annotations
 
-from typing import Dict, Iterator
+from typing import Dict, Iterator, List, Optional
 
 from athena_spark_emulator import Emulator
 from tests.emulator.test_athena_semantics import run
 
 
-def emulator_with_tables(schema: str, tables: Dict[str, str], view: str) -> Iterator[Emulator]:
+def emulator_with_tables(
+    schema: str, tables: Dict[str, str], view: str, extra: Optional[List[str]] = None
+) -> Iterator[Emulator]:
     """An emulator with ``schema``, the CTAS statements ``tables`` ({kind: statement}) run,
-    and for each kind a view ``view.format(kind=kind)`` over ``<schema>.<table of kind>``
-    (``view`` is the whole CREATE VIEW statement, formatted with ``kind``)."""
+    for each kind a view ``view.format(kind=kind)`` over ``<schema>.<table of kind>``
+    (``view`` is the whole CREATE VIEW statement, formatted with ``kind``), then the
+    ``extra`` statements."""
     with Emulator(executor="spark") as emulator:
         emulator.prepare()
         for sql in [f"create schema {schema}", *tables.values()]:
@@ -21,4 +24,6 @@ def emulator_with_tables(schema: str, tables: Dict[str, str], view: str) -> Iter
         for kind in tables:
             statement = view.format(kind=kind)
             assert run(emulator, statement)[0] == "SUCCEEDED", statement
+        for sql in extra or []:
+            assert run(emulator, sql)[0] == "SUCCEEDED", sql
         yield emulator

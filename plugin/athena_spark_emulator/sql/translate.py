@@ -134,14 +134,9 @@ def output_types(tree: exp.Expression) -> Tuple[Optional[str], ...]:
     behind_star = tree.meta.get(STAR_TYPES) if tree._meta else None
     if behind_star is not None:  # a * expanded by annotate (the columns of a subquery or CTE)
         return tuple(behind_star)
-    return tuple(typeof_name(value) for value in _values(tree))
-
-
-def typeof_name(value: exp.Expression) -> Optional[str]:
-    """``typeof(value)`` of a translated value (functions/conversion.py), None where the
-    emulator cannot tell it. The name itself, not typeof's Spark form: of an aggregate that
-    form is a CASE that keeps the query aggregated."""
-    return type_name(value)
+    # the name typeof gives each value, not typeof's Spark form (of an aggregate, a CASE that
+    # keeps the query aggregated)
+    return tuple(type_name(value) for value in _values(tree))
 
 
 UNNAMED_PREFIX = "__athena_col"
@@ -267,7 +262,7 @@ def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> 
         if found is not None and node.type is not None:
             nodes[found].type = node.type
     if _has_star(tree):  # the columns behind a * (qualified on the copy), for output_types
-        tree.meta[STAR_TYPES] = tuple(typeof_name(value) for value in _values(work))
+        tree.meta[STAR_TYPES] = tuple(type_name(value) for value in _values(work))
 
 
 def rewrite(tree: exp.Expression) -> exp.Expression:

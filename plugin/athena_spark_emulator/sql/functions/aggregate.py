@@ -457,7 +457,7 @@ def approx_percentile(node: exp.Expression) -> exp.Expression:
         spark_type, athena_type = "BIGINT", "bigint"
     elif is_double(kind) and kind is not None and kind.this == exp.DataType.Type.DOUBLE:
         spark_type, athena_type = "DOUBLE", "double"
-    elif is_decimal(kind) or (kind is not None and kind.this == exp.DataType.Type.FLOAT):
+    elif is_double(kind) or is_decimal(kind):  # real (FLOAT: the double case is above)
         # Trino has approx_percentile of bigint, double and real; a decimal coerces to both
         # double and real, and FunctionResolver picks the most specific: real
         spark_type, athena_type = "FLOAT", "real"
