@@ -6,12 +6,22 @@ Quantified comparisons (ALL/ANY/SOME of a subquery) are query_shapes.py's. Examp
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, List, Optional, Tuple, cast
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions.table import rewrites, same
-from athena_spark_emulator.sql.spark_forms import is_double, spark, type_of, typed
+from athena_spark_emulator.sql.functions.conversion import athena_type_name
+from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
+from athena_spark_emulator.sql.spark_forms import (
+    call,
+    is_decimal,
+    is_double,
+    is_integral,
+    spark,
+    type_of,
+    typed,
+)
+from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK
 
 _cls: Any
 _name: str
@@ -35,32 +45,338 @@ def _char(*nodes: exp.Expression) -> bool:
     return False
 
 
-# Trino's = of arrays (ArrayEqualOperator): false when the sizes or two non-NULL elements
-# differ, else NULL when an element of either is NULL (indeterminate), else true. Spark's
-# = compares NULL elements as equal. Arrays of arrays, maps or rows keep Spark's (the
-# inner comparison would need the same rule).
-_ARRAY_EQUAL = (
-    "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL WHEN size(_0) <> size(_1) THEN false "
-    "WHEN exists(zip_with(_0, _1, (athena_x, athena_y) -> athena_x <> athena_y), "
-    "athena_v -> athena_v) THEN false "
-    "WHEN exists(_0, athena_x -> athena_x IS NULL) OR exists(_1, athena_x -> athena_x IS NULL) "
-    "THEN NULL ELSE true END"
-)
-_NESTED = (exp.DataType.Type.ARRAY, exp.DataType.Type.MAP, exp.DataType.Type.STRUCT)
+_T = exp.DataType.Type
+T_ARRAY, T_STRUCT = _T.ARRAY, _T.STRUCT
+# element types whose Trino = is Spark's = (NULL for a NULL operand)
+_PLAIN = {_T.NULL, _T.BOOLEAN, _T.DATE, _T.TIMESTAMP, _T.VARCHAR, _T.TEXT, _T.VARBINARY, _T.BINARY}
 
 
-def _scalar_arrays(left: exp.Expression, right: exp.Expression) -> bool:
-    """Whether both operands are arrays of non-nested elements (their types known)."""
-    for node in (left, right):
-        kind = type_of(node)
-        if kind is None or kind.this != exp.DataType.Type.ARRAY or not kind.expressions:
-            return False
-        element = kind.expressions[0]
-        if not isinstance(element, exp.DataType) or element.this in _NESTED:
-            return False
-        if element.this == exp.DataType.Type.UNKNOWN or is_double(element):
-            return False  # NaN elements: Trino's own rule
-    return True
+def named_as(node: exp.Expression, name: str) -> exp.Expression:
+    """``node`` (a rewrite's Spark form) with the Athena type ``typeof`` names for it (read
+    by datetime.py's TYPEOFS case), and that type for type_of where sqlglot reads it."""
+    node.meta["athena_typeof"] = name
+    if name in ("boolean", "bigint", "varchar"):
+        typed(node, name)
+    return node
+
+
+def not_supported(text: str) -> exp.Expression:
+    """A Spark ``raise_error`` that fails the statement ``NOT_SUPPORTED: <text>`` (Trino's
+    own NOT_SUPPORTED failures, such as ArrayContains's on an indeterminate comparison):
+    its message carries udfs.ERROR_MARK, which aws/queries.py reports as it is."""
+    return call("raise_error", exp.Literal.string(f"{ERROR_MARK}NOT_SUPPORTED: {text}{ERROR_END}"))
+
+
+def row_fields(
+    kind: exp.DataType, value: exp.Expression
+) -> Optional[List[Tuple[str, exp.DataType]]]:
+    """A row type's (field name, type) pairs. Fields without a name in the type (an
+    anonymous row) take the names of the Spark struct ``value`` builds (row.py's field0,
+    field1, ...); None when neither tells them."""
+    built = unwrapped(value)
+    names = (
+        [
+            getattr(e, "name", "") if isinstance(e, (exp.PropertyEQ, exp.Alias)) else ""
+            for e in built.expressions
+        ]
+        if isinstance(built, exp.Struct)
+        else []
+    )
+    fields = []
+    for i, field in enumerate(kind.expressions):
+        if isinstance(field, exp.ColumnDef) and isinstance(field.args.get("kind"), exp.DataType):
+            name, sub = field.name, field.args["kind"]
+        elif isinstance(field, exp.DataType) and i < len(names):
+            name, sub = names[i], field
+        else:
+            return None
+        if not name:
+            return None
+        fields.append((name, sub))
+    return fields
+
+
+def unwrapped(node: exp.Expression) -> exp.Expression:
+    """``node`` without the parentheses around it."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def named_type(kind: Optional[exp.DataType], shape: exp.Expression) -> Optional[exp.DataType]:
+    """``kind`` with the field names of its anonymous rows filled in from ``shape``, a value
+    of that type (a row or array literal as row.py builds it), so that the values of a
+    lambda over its elements can be compared field by field; unchanged where none is
+    needed or known."""
+    if kind is None:
+        return None
+    shape = unwrapped(shape)
+    if kind.this == T_ARRAY and kind.expressions:
+        first = (
+            shape.expressions[0] if isinstance(shape, exp.Array) and shape.expressions else shape
+        )
+        element = named_type(kind.expressions[0], first)
+        return (
+            kind
+            if element is None
+            else exp.DataType(this=T_ARRAY, expressions=[element], nested=True)
+        )
+    if kind.this == T_STRUCT:
+        fields = row_fields(kind, shape)
+        if fields is None:
+            return kind
+        named = []
+        for name, sub in fields:
+            part = _struct_value(shape, name)
+            sub = (named_type(sub, part) if part is not None else None) or sub
+            named.append(exp.ColumnDef(this=exp.to_identifier(name), kind=sub))
+        return exp.DataType(this=T_STRUCT, expressions=named, nested=True)
+    return kind
+
+
+def _struct_value(shape: exp.Expression, name: str) -> Optional[exp.Expression]:
+    if isinstance(shape, exp.Struct):
+        for e in shape.expressions:
+            if isinstance(e, (exp.PropertyEQ, exp.Alias)) and e.name == name:
+                return e.args.get("expression") if isinstance(e, exp.PropertyEQ) else e.this
+    return None
+
+
+def row_field(value: exp.Expression, name: str) -> exp.Expression:
+    base = value if isinstance(value, exp.Column) else exp.paren(value.copy(), copy=False)
+    return exp.Dot(this=base.copy(), expression=exp.to_identifier(name))
+
+
+def _all_equal(
+    parts: exp.Expression,
+    left: exp.Expression,
+    right: exp.Expression,
+    depth: int,
+    sized: bool = False,
+) -> exp.Expression:
+    """Trino's rule for a row's fields and an array's elements (RowType's and ArrayType's
+    equalOperator): NULL for a NULL operand; arrays (``sized``) of different sizes are
+    unequal; false when one pair is unequal, else NULL when one is indeterminate (a NULL on
+    either side counts as one), else true: Spark's three-valued ``forall``."""
+    sizes = "WHEN size(_0) <> size(_1) THEN false " if sized else ""
+    return spark(
+        f"CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL {sizes}"
+        f"ELSE forall(_2, athena_eq{depth} -> athena_eq{depth}) END",
+        left,
+        right,
+        parts,
+    )
+
+
+def type_text(kind: exp.DataType) -> Optional[str]:
+    """The name typeof gives ``kind``, rows too (``row(double)``, ``row(a integer)``:
+    conversion.athena_type_name names no row). None: a type the emulator cannot name."""
+    if kind.this == _T.STRUCT:
+        parts = []
+        for field in kind.expressions:
+            sub = field.args.get("kind") if isinstance(field, exp.ColumnDef) else field
+            text = type_text(sub) if isinstance(sub, exp.DataType) else None
+            if text is None:
+                return None
+            parts.append(f"{field.name} {text}" if isinstance(field, exp.ColumnDef) else text)
+        return f"row({', '.join(parts)})"
+    if kind.this == _T.ARRAY and kind.expressions:
+        inner = type_text(kind.expressions[0])
+        return f"array({inner})" if inner else None
+    return athena_type_name(kind)
+
+
+def element_type(array: exp.Expression) -> Optional[exp.DataType]:
+    """The element type of ``array``: an array literal's from its values (Trino coerces
+    them to a common type: sqlglot's annotation takes the first one's), else its
+    annotation's."""
+    whole = value_type(array) if isinstance(unwrapped(array), exp.Array) else None
+    if whole is not None:
+        return whole.expressions[0]
+    kind = type_of(array)
+    element = kind.expressions[0] if kind is not None and kind.expressions else None
+    return element if isinstance(element, exp.DataType) else None
+
+
+def merged_type(kinds: List[Optional[exp.DataType]]) -> Optional[exp.DataType]:
+    """One type for the values of an array literal, field by field: a double or real where
+    any value has one (Trino coerces the others to it), else the first known one."""
+    known = [k for k in kinds if k is not None and k.this != _T.UNKNOWN]
+    if not known:
+        return None
+    if known[0].this == _T.STRUCT and all(k.this == _T.STRUCT for k in known):
+        width = len(known[0].expressions)
+        if any(len(k.expressions) != width for k in known):
+            return None
+        fields = []
+        for i in range(width):
+            parts = [k.expressions[i] for k in known]
+            sub = merged_type(
+                [p.args.get("kind") if isinstance(p, exp.ColumnDef) else p for p in parts]
+            )
+            if sub is None:
+                return None
+            named = parts[0]
+            fields.append(
+                exp.ColumnDef(this=named.this, kind=sub)
+                if isinstance(named, exp.ColumnDef)
+                else sub
+            )
+        return exp.DataType(this=_T.STRUCT, expressions=fields, nested=True)
+    if known[0].this == _T.ARRAY and all(k.this == _T.ARRAY and k.expressions for k in known):
+        sub = merged_type([k.expressions[0] for k in known])
+        return None if sub is None else exp.DataType(this=_T.ARRAY, expressions=[sub], nested=True)
+    floating = [k for k in known if k.this in (_T.DOUBLE, _T.FLOAT)]
+    return floating[0] if floating else known[0]
+
+
+def value_type(node: exp.Expression) -> Optional[exp.DataType]:
+    """The type of a (translated) row or array literal from its values, where the
+    annotation could not tell it (``ROW(nan())``): type_of of each value."""
+    node = unwrapped(node)
+    if isinstance(node, exp.Struct):
+        kinds = [
+            value_type(e.args.get("expression") or e.this)
+            if isinstance(e, (exp.PropertyEQ, exp.Alias))
+            else value_type(e)
+            for e in node.expressions
+        ]
+        if any(k is None for k in kinds):
+            return None
+        return exp.DataType(this=_T.STRUCT, expressions=kinds, nested=True)
+    if isinstance(node, exp.Array):
+        element = merged_type([value_type(e) for e in node.expressions])
+        return (
+            None
+            if element is None
+            else exp.DataType(this=_T.ARRAY, expressions=[element], nested=True)
+        )
+    return type_of(node)
+
+
+def known_type(node: exp.Expression) -> Optional[exp.DataType]:
+    """The type of ``node``: an array or row literal's from its values (:func:`value_type`:
+    the annotation takes the first value's type, or none for ``array[nan()]``), else
+    type_of's."""
+    if isinstance(unwrapped(node), (exp.Array, exp.Struct)):
+        return value_type(node) or type_of(node)
+    return type_of(node)
+
+
+def _nested(left: exp.Expression, right: exp.Expression) -> bool:
+    """Whether both operands are arrays or both rows (their types known)."""
+    kinds = [known_type(node) for node in (left, right)]
+    return all(k is not None and k.this in (_T.ARRAY, _T.STRUCT) for k in kinds)
+
+
+def equal_form(
+    left: exp.Expression,
+    left_kind: Optional[exp.DataType],
+    right: exp.Expression,
+    right_kind: Optional[exp.DataType],
+    depth: int = 0,
+) -> Optional[exp.Expression]:
+    """Trino's ``left = right`` as a Spark boolean (NULL: indeterminate), for arrays and rows
+    at any depth (ArrayType / RowType equalOperator: element by element, field by field,
+    with Trino's rule for NULLs) and their elements (doubles and reals: NaN equals nothing,
+    DoubleOperators). Spark's = holds NULL elements equal and NaN equal to NaN. None: a
+    type whose = the emulator does not write (a map, a char, a type it cannot tell)."""
+    if left_kind is None or right_kind is None:
+        return None
+    kinds = (left_kind.this, right_kind.this)
+    if kinds == (_T.ARRAY, _T.ARRAY):
+        return _array_equal(left, left_kind, right, right_kind, depth)
+    if kinds == (_T.STRUCT, _T.STRUCT):
+        return _row_equal(left, left_kind, right, right_kind, depth)
+    if is_double(left_kind) or is_double(right_kind):
+        return spark(
+            "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL "
+            "WHEN isnan(_0) OR isnan(_1) THEN false ELSE _0 = _1 END",
+            left,
+            right,
+        )
+    if all(k.this in _PLAIN or is_integral(k) or is_decimal(k) for k in (left_kind, right_kind)):
+        return exp.EQ(this=left.copy(), expression=right.copy())
+    return None
+
+
+def _array_equal(
+    left: exp.Expression,
+    left_kind: exp.DataType,
+    right: exp.Expression,
+    right_kind: exp.DataType,
+    depth: int,
+) -> Optional[exp.Expression]:
+    if not left_kind.expressions or not right_kind.expressions:
+        return None
+    x, y = exp.column(f"athena_x{depth}"), exp.column(f"athena_y{depth}")
+    inner = equal_form(x, left_kind.expressions[0], y, right_kind.expressions[0], depth + 1)
+    if inner is None:
+        return None
+    pairs = spark(f"zip_with(_0, _1, ({x.name}, {y.name}) -> _2)", left, right, inner)
+    return _all_equal(pairs, left, right, depth, sized=True)
+
+
+def _row_equal(
+    left: exp.Expression,
+    left_kind: exp.DataType,
+    right: exp.Expression,
+    right_kind: exp.DataType,
+    depth: int,
+) -> Optional[exp.Expression]:
+    left_fields, right_fields = row_fields(left_kind, left), row_fields(right_kind, right)
+    if left_fields is None or right_fields is None or len(left_fields) != len(right_fields):
+        return None
+    parts = []
+    for (left_name, left_type), (right_name, right_type) in zip(left_fields, right_fields):
+        part = equal_form(
+            row_field(left, left_name),
+            left_type,
+            row_field(right, right_name),
+            right_type,
+            depth + 1,
+        )
+        if part is None:
+            return None
+        parts.append(part)
+    return _all_equal(exp.Array(expressions=parts), left, right, depth)
+
+
+def _row_order(node: exp.Expression, left: exp.Expression, right: exp.Expression) -> exp.Expression:
+    """``<``, ``<=``, ``>``, ``>=`` of rows: field by field, as Spark's; but Trino's
+    (RowType's chainComparison) fails NOT_SUPPORTED 'ROW comparison not supported for
+    fields with null elements' when it reaches a field NULL on either side (the fields
+    before it equal), where Spark orders NULL first. Arrays keep Spark's ordering."""
+    left_kind, right_kind = known_type(left), known_type(right)
+    if left_kind is None or right_kind is None or {left_kind.this, right_kind.this} != {T_STRUCT}:
+        return node
+    left_fields, right_fields = row_fields(left_kind, left), row_fields(right_kind, right)
+    if left_fields is None or right_fields is None or len(left_fields) != len(right_fields):
+        raise Refused(
+            f"{node.sql('athena')} (a comparison of rows whose fields the emulator cannot tell)"
+        )
+    reached: List[exp.Expression] = []  # the fields before this one are equal
+    stops = []
+    for (left_name, _), (right_name, _) in zip(left_fields, right_fields):
+        a, b = row_field(left, left_name), row_field(right, right_name)
+        stops.append(
+            exp.and_(
+                exp.or_(
+                    exp.Is(this=a, expression=exp.Null()), exp.Is(this=b, expression=exp.Null())
+                ),
+                *reached,
+            )
+        )
+        reached.append(exp.EQ(this=a.copy(), expression=b.copy()))
+    out = spark(
+        "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL WHEN _2 THEN _3 ELSE _4 END",
+        left,
+        right,
+        cast(exp.Expression, exp.or_(*stops)),
+        not_supported("ROW comparison not supported for fields with null elements"),
+        node.copy(),
+    )
+    return named_as(out, "boolean")
 
 
 # Trino's comparisons of doubles and reals: NaN is equal to nothing, not even NaN, and
@@ -77,10 +393,13 @@ for _cls, _name, _op, _on_nan in (
 
     def _compare(node: exp.Expression, op: str = _op, on_nan: str = _on_nan) -> exp.Expression:
         left, right = node.this, node.expression
-        if op in ("=", "<>") and _scalar_arrays(left, right):
-            # (equal) = true for =, (equal) = false for <>: NULL stays NULL; still an =
-            equal = exp.paren(spark(_ARRAY_EQUAL, left, right))
-            return exp.EQ(this=equal, expression=exp.Boolean(this=op == "="))
+        if op in ("=", "<>") and _nested(left, right):
+            equal = equal_form(left, known_type(left), right, known_type(right))
+            if equal is not None:  # (equal) = true for =, (equal) = false for <>: NULL stays
+                out = exp.EQ(this=exp.paren(equal), expression=exp.Boolean(this=op == "="))
+                return named_as(out, "boolean")
+        if op not in ("=", "<>") and _nested(left, right):
+            return _row_order(node, left, right)
         if _char(left, right):
             padded = "rpad(_0, greatest(length(_0), length(_1)), ' ')"
             other = "rpad(_1, greatest(length(_0), length(_1)), ' ')"

@@ -19,7 +19,6 @@ _name: str
 # verified as sqlglot renders them (Spark's function has Trino's semantics)
 for _cls, _name in (
     (exp.Map, "map"),
-    (exp.MapFromEntries, "map_from_entries"),
     (exp.MapKeys, "map_keys"),
 ):
     same(_cls, _name)
@@ -32,6 +31,22 @@ for _name in (
     "map_values",
 ):
     same(_name, _name)
+
+
+@rewrites(exp.MapFromEntries, "map_from_entries")
+def map_from_entries(node: exp.Expression) -> exp.Expression:
+    """Trino's map_from_entries (MapFromEntriesFunction) fails 'map entry cannot be null'
+    for a NULL entry; Spark's is NULL then. The check goes on the argument, so the node
+    stays a map_from_entries (UNNEST reads it as a map)."""
+    node.set(
+        "this",
+        spark(
+            "CASE WHEN exists(_0, athena_e -> athena_e IS NULL) THEN "
+            "raise_error('map entry cannot be null') ELSE _0 END",
+            node.this,
+        ),
+    )
+    return node
 
 
 @rewrites("map_entries", "map_entries")
