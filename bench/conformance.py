@@ -20,6 +20,16 @@ other) or SUCCESS-ON-ERROR (tests/conformance/harness.py says how each is decide
                                         # tests/conformance/trino_ledger.json (CI's known
                                         # outcomes: tests/conformance/ledger.py)
 
+    .venv/bin/python bench/conformance.py --corpus trino --sample 1500 --types ctas
+                                        # and the type oracle's CTAS check (a query per
+                                        # entry): tests/conformance/type_oracle.py
+
+Every entry that states its Trino type (``type:``, the Trino corpus) also has its types
+checked (tests/conformance/type_oracle.py): ``typeof`` and GetQueryResults' ColumnInfo
+always, the Glue type of a CTAS with ``--types ctas``. A second table prints them apart
+from the values' outcomes (checked / agree / typeof differs / ColumnInfo differs / CTAS
+differs; ``--causes`` and ``--list`` show the differences).
+
 --corpus docs (the default), trino or all; --sample N takes N examples at random (--seed,
 default 0), kept in corpus order. --forms runs the column forms of tests/conformance/forms.py
 beside each literal form: per form, its outcomes, the entries where it is not applicable
@@ -35,7 +45,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -53,6 +63,7 @@ from tests.conformance.harness import (
 )
 from tests.conformance.harness import sample as sample_of
 from tests.conformance.ledger import LEDGER_PATH, ledger_of, outcome_key, write_ledger
+from tests.conformance.type_oracle import TypeCheck, check_entry, type_causes, types_table
 
 COLUMNS = [*OUTCOMES, "ERROR clean", "ERROR other", "total"]
 
@@ -153,22 +164,36 @@ def causes(outcomes: List[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def run_all(examples: List[Example], forms: bool = False) -> List[FormResult]:
+TYPES_SCHEMA = "conformance_types"  # the type oracle's CTAS tables
+
+
+def run_all(
+    examples: List[Example], forms: bool = False, ctas: bool = False
+) -> Tuple[List[FormResult], List[TypeCheck]]:
     """Each example's literal outcome, and with ``forms`` its column forms' (the tables and
-    views of every entry made first)."""
+    views of every entry made first); and the type checks of the entries that state their
+    types (with ``ctas``: the CTAS check too)."""
     from athena_spark_emulator import Emulator
 
-    results = []
+    results, checks = [], []
     with Emulator(executor="spark") as emu:
         emu.prepare()
         athena = emu.client("athena")
+        glue = emu.client("glue")
+        if ctas:
+            emu.catalog.ensure_database(emu.catalog.local_account, TYPES_SCHEMA)
         entries = plan(examples if forms else [])
         make_relations(emu, athena, entries)
         for i, example in enumerate(examples):
             values, literal = run_example_with_values(athena, example)
             outcomes = {f: run_form(athena, entries[i], f) for f in FORMS} if forms else {}
             results.append(FormResult(entries[i] if forms else None, literal, outcomes, values))
-    return results
+            check = check_entry(
+                example, values, literal, athena, glue, TYPES_SCHEMA if ctas else None
+            )
+            if check is not None:
+                checks.append(check)
+    return results, checks
 
 
 FORM_COLUMNS = [MATCH, WRONG, "ERROR clean", "ERROR other", SUCCESS_ON_ERROR, "n/a", "disagree"]
@@ -220,6 +245,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--causes", action="store_true", help="rank the WRONG/SOE causes")
     parser.add_argument("--forms", action="store_true", help="run the column forms too")
     parser.add_argument(
+        "--types",
+        choices=["ctas"],
+        help="ctas: check the Glue type of a CTAS of each typed entry too (a query each)",
+    )
+    parser.add_argument(
         "--write-ledger",
         action="store_true",
         help="write tests/conformance/trino_ledger.json (needs --corpus trino, the whole corpus)",
@@ -230,7 +260,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     # a value may hold a lone surrogate: print it escaped, never fail on it
     sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
     started = time.perf_counter()
-    results = run_all(select(args.corpus, args.family, args.sample, args.seed), args.forms)
+    ctas = args.types == "ctas"
+    examples = select(args.corpus, args.family, args.sample, args.seed)
+    results, checks = run_all(examples, args.forms, ctas)
     elapsed = time.perf_counter() - started
     outcomes = [r.literal for r in results]
     if args.list:
@@ -239,9 +271,12 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(forms_listing(results))
     if args.causes:
         print(causes(outcomes))
+    if args.causes or args.list:
+        print(type_causes(checks))
     print(table(outcomes))
     if args.forms:
         print(forms_table(results))
+    print(types_table(checks, ctas))
     if args.write_ledger:
         ledger = ledger_of(outcomes)
         write_ledger(ledger)
@@ -252,7 +287,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         f"(queries {queries:.1f} s; emulator start and Spark warm-up the rest)"
     )
     if args.json:
-        Path(args.json).write_text(json.dumps([o.as_dict() for o in outcomes], indent=1))
+        types = {c.example.id: c.as_dict() for c in checks}
+        found = [{**o.as_dict(), "types": types.get(o.example.id)} for o in outcomes]
+        Path(args.json).write_text(json.dumps(found, indent=1))
     return 0
 
 

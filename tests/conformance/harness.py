@@ -30,7 +30,9 @@ tests) have ``source`` (the test file and line) instead of ``doc``, and may have
 
 - ``type``: the Trino type of the value (a list: one per column), checked exactly with
   ``typeof`` after the value matched (``type_query``); another type is WRONG, a failing
-  ``typeof`` statement an ERROR;
+  ``typeof`` statement an ERROR. type_oracle.py checks the same types apart from the
+  outcome: ``typeof``, GetQueryResults' ColumnInfo (``Run.column_info``, kept on the
+  ``Outcome``) and, opt-in, the Glue type of a CTAS;
 - ``fails``: the expected error code (``DIVISION_BY_ZERO``: the reason must contain it) or
   ``true``; ``message``: Trino's message, for the record (not compared: its wording and
   positions are Trino's).
@@ -419,6 +421,8 @@ class Run:
     types: List[str] = field(default_factory=list)
     reason: str = ""
     seconds: float = 0.0
+    #: GetQueryResults' ``ResultSetMetadata.ColumnInfo`` (type_oracle.py checks it)
+    column_info: List[Dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -428,6 +432,7 @@ class Outcome:
     clean: bool = False  # for ERROR: a NOT_SUPPORTED naming the construct
     actual: Any = None  # rows, or the failure reason
     seconds: float = 0.0
+    column_info: List[Dict[str, Any]] = field(default_factory=list)  # of a successful run
 
     def as_dict(self) -> Dict[str, Any]:
         e = self.example
@@ -464,9 +469,10 @@ def classify(example: Example, run: Run) -> Outcome:
     if not run.succeeded:
         clean = clean_not_supported(run.reason, example.sql)
         return Outcome(example, ERROR, clean, run.reason, run.seconds)
-    if rows_equal(example.expect, run.rows, run.types, example.ordered):
-        return Outcome(example, MATCH, actual=run.rows, seconds=run.seconds)
-    return Outcome(example, WRONG, actual=run.rows, seconds=run.seconds)
+    verdict = MATCH if rows_equal(example.expect, run.rows, run.types, example.ordered) else WRONG
+    return Outcome(
+        example, verdict, actual=run.rows, seconds=run.seconds, column_info=run.column_info
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -490,25 +496,29 @@ def run_query(athena: Any, sql: str, work_group: str = "primary") -> Run:
     if status["State"] != "SUCCEEDED":
         reason = status.get("StateChangeReason") or status["State"]
         return Run(False, reason=reason, seconds=time.perf_counter() - start)
-    rows, types = _all_results(athena, query_id)
-    return Run(True, rows, types, seconds=time.perf_counter() - start)
+    rows, info = _all_results(athena, query_id)
+    types = [c.get("Type", "") for c in info]
+    return Run(True, rows, types, seconds=time.perf_counter() - start, column_info=info)
 
 
-def _all_results(athena: Any, query_id: str) -> Tuple[List[List[Optional[str]]], List[str]]:
+def _all_results(
+    athena: Any, query_id: str
+) -> Tuple[List[List[Optional[str]]], List[Dict[str, Any]]]:
+    """The rows (all pages, the header left out) and the first page's ColumnInfo."""
     rows: List[List[Optional[str]]] = []
-    types: List[str] = []
+    info: List[Dict[str, Any]] = []
     kwargs: Dict[str, Any] = {"QueryExecutionId": query_id}
     first = True
     while True:
         page = athena.get_query_results(**kwargs)
         result = page["ResultSet"]
         if first:
-            types = [c.get("Type", "") for c in result["ResultSetMetadata"]["ColumnInfo"]]
+            info = list(result["ResultSetMetadata"]["ColumnInfo"])
         data = [[d.get("VarCharValue") for d in r["Data"]] for r in result["Rows"]]
         rows.extend(data[1:] if first else data)  # the first page starts with the header
         first = False
         if not page.get("NextToken"):
-            return rows, types
+            return rows, info
         kwargs["NextToken"] = page["NextToken"]
 
 
@@ -538,16 +548,25 @@ _CLAUSES = re.compile(
 )
 
 
+def single_expression(sql: str) -> Optional[str]:
+    """The expression of ``SELECT <expr>`` (one column, no FROM or other clause; None
+    otherwise)."""
+    body = re.sub(r"'(?:[^']|'')*'", "''", _outer(sql))
+    simple = re.match(r"(?is)select\s", sql) and not _CLAUSES.search(body[6:])
+    if simple and len(split_top_level(_outer(sql[6:]).replace(",", ", "))) == 1:
+        return sql[6:].strip()
+    return None
+
+
 def type_query(example: Example) -> str:
     """The statement that prints the result's types: ``SELECT typeof(<expr>)`` for a
     one-column SELECT without clauses, else ``typeof`` of each column of the statement in a
     subquery (its first row)."""
     sql = example.sql
     columns = len(example.type or [])
-    body = re.sub(r"'(?:[^']|'')*'", "''", _outer(sql))
-    simple = re.match(r"(?is)select\s", sql) and not _CLAUSES.search(body[6:])
-    if columns == 1 and simple and len(split_top_level(_outer(sql[6:]).replace(",", ", "))) == 1:
-        return f"SELECT typeof({sql[6:].strip()})"
+    expression = single_expression(sql)
+    if columns == 1 and expression is not None:
+        return f"SELECT typeof({expression})"
     names = [f"c{i}" for i in range(columns)]
     typeofs = ", ".join(f"typeof({n})" for n in names)
     return f"SELECT {typeofs} FROM ({sql}) t({', '.join(names)}) LIMIT 1"

@@ -20,6 +20,8 @@ from tests.conformance.harness import (
     clean_not_supported,
     load_examples,
     parse_example,
+    single_expression,
+    type_query,
     value_equal,
 )
 
@@ -201,3 +203,21 @@ def test_clean_not_supported_accepts_a_literal_quoted_verbatim() -> None:
         "NOT_SUPPORTED: the Athena emulator cannot run the number literal. Statement: x",
         "SELECT 'the number literal'",
     )
+
+
+def test_single_expression_and_the_type_query() -> None:
+    assert single_expression("SELECT concat('a, b', 'c')") == "concat('a, b', 'c')"
+    assert single_expression("SELECT 1, 2") is None
+    assert single_expression("SELECT x FROM t") is None
+    one = Example("f", 0, "", "SELECT abs(-5)", [["5"]], type=["integer"])
+    assert type_query(one) == "SELECT typeof(abs(-5))"
+    two = Example("f", 0, "", "SELECT 1, 'a'", [["1", "a"]], type=["integer", "varchar(1)"])
+    assert type_query(two) == (
+        "SELECT typeof(c0), typeof(c1) FROM (SELECT 1, 'a') t(c0, c1) LIMIT 1"
+    )
+
+
+def test_a_run_keeps_column_info_on_its_outcome() -> None:
+    info = [{"Type": "integer", "Precision": 10, "Scale": 0}]
+    outcome = classify(example(expect=[["5"]]), Run(True, [["5"]], ["integer"], column_info=info))
+    assert outcome.outcome == MATCH and outcome.column_info == info
