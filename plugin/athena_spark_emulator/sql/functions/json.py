@@ -155,6 +155,15 @@ def java_double(value: float) -> str:
     return f"{sign}{digits[0]}.{digits[1:] or '0'}E{point - 1}"
 
 
+def json_double(value: float) -> str:
+    """A double as Trino writes it into JSON (Jackson's writeNumber): Java's text, NaN and
+    the infinities as JSON strings (Jackson's QUOTE_NON_NUMERIC_NUMBERS, on by default), so
+    ``CAST(nan() AS JSON)`` is ``"NaN"`` and ``JSON '[9.6E400]'`` is ``["Infinity"]``
+    (JsonTypeUtil.jsonParse reads the number as a double)."""
+    text = java_double(value)
+    return text if math.isfinite(value) else quote(text)
+
+
 _ESCAPES = {
     '"': '\\"',
     "\\": "\\\\",
@@ -191,7 +200,7 @@ def dump(value: Any, sort: bool = False) -> str:
     if value is False:
         return "false"
     if isinstance(value, Num):
-        return java_double(float(value.text)) if value.is_float else str(int(value.text))
+        return json_double(float(value.text)) if value.is_float else str(int(value.text))
     if isinstance(value, str):
         return quote(value)
     if isinstance(value, Obj):
@@ -669,4 +678,4 @@ for _cls, _name in (
     same(_cls, _name)
 
 
-__all__ = ["canonical", "dump", "is_json", "java_double", "parse"]
+__all__ = ["canonical", "dump", "is_json", "java_double", "json_double", "parse"]

@@ -27,6 +27,7 @@ from athena_spark_emulator.sql.functions.json import (
     _scalar_text,
     dump,
     java_double,
+    json_double,
     parse,
     quote,
 )
@@ -86,7 +87,7 @@ def to_json(value: Any, kind: Any) -> Optional[str]:
     if kind == "b":
         return "true" if value else "false"
     if kind == "d":
-        return java_double(float(value))
+        return json_double(float(value))
     if kind == "n":
         return str(value)
     if kind == "date":
@@ -204,12 +205,21 @@ def _json_array(node: exp.Expression, null_on_null: bool) -> exp.Expression:
     if null_on_null:
         members = [spark("coalesce(_0, 'null')", m) for m in members]
     if not members:
-        return typed(exp.Literal.string("[]"), "varchar")
+        return _json_text(spark("CAST('[]' AS STRING)"))
     # ABSENT ON NULL (json_array's default): concat_ws leaves NULLs out
     out = spark(
         "concat('[', _0, ']')",
         exp.Anonymous(this="concat_ws", expressions=[exp.Literal.string(","), *members]),
     )
+    return _json_text(out)
+
+
+def _json_text(out: exp.Expression) -> exp.Expression:
+    """A json_array/json_object result: varchar (unbounded, also when the text is known),
+    marked as JSON text so that json_array/json_object around it insert it as JSON, not
+    as a string (Trino's JSON_ARRAY(JSON_ARRAY(1)) is [[1]]: the analyzer passes the
+    inner result FORMAT JSON, as a json_query's)."""
+    out.meta["athena_json_query"] = True
     return typed(out, "varchar")
 
 
@@ -262,7 +272,7 @@ def _returning(node: exp.Expression, text: exp.Expression) -> exp.Expression:
     if name == "VARBINARY":
         out = udf_call("json_bytes", text, exp.Literal.string(encoding))
         return typed(out, "varbinary")
-    return typed(text, "varchar")
+    return _json_text(text)
 
 
 @rewrites(exp.JSONObject, "json_object", _json_object_check)
@@ -275,8 +285,17 @@ def json_object_(node: exp.Expression) -> exp.Expression:
             return udf_call("json_fail", exp.Literal.string(text))
     handling = str(node.args.get("null_handling") or "NULL ON NULL").upper()
     absent = handling == "ABSENT ON NULL"
+    keys = [p.this.this for p in node.expressions if isinstance(p, exp.JSONKeyValue)]
+    if len(set(keys)) != len(keys):
+        text = "NOT_SUPPORTED: cannot construct a JSON object with duplicate key"
+        return udf_call("json_fail", exp.Literal.string(text))  # JsonObjectFunction's own
+    if absent and len(keys) > _HASH_MAP_LOAD * _HASH_MAP_CAPACITY:
+        raise Refused(
+            f"{what} (ABSENT ON NULL with more than 12 members: the order of the members "
+            "depends on how many are NULL)"
+        )
     members = []
-    for pair in node.expressions:
+    for pair in _hash_map_order(node.expressions):
         if not isinstance(pair, exp.JSONKeyValue):
             raise Refused(what)
         key, value = pair.this, pair.expression
@@ -289,9 +308,38 @@ def json_object_(node: exp.Expression) -> exp.Expression:
         else:
             members.append(spark(f"concat({_sql_string(text)}, coalesce(_0, 'null'))", member))
     if not members:
-        return _returning(node, exp.Literal.string("{}"))
+        return _returning(node, spark("CAST('{}' AS STRING)"))
     joined = exp.Anonymous(this="concat_ws", expressions=[exp.Literal.string(","), *members])
     return _returning(node, spark("concat('{', _0, '}')", joined))
+
+
+_HASH_MAP_CAPACITY, _HASH_MAP_LOAD = 16, 0.75  # java.util.HashMap's defaults
+
+
+def _java_string_hash(text: str) -> int:
+    """java.lang.String.hashCode (over UTF-16 code units, 32-bit overflow), then
+    HashMap.hash's spreading of its high bits (h ^ h >>> 16)."""
+    code = 0
+    data = text.encode("utf-16-be")
+    for i in range(0, len(data), 2):
+        code = (31 * code + int.from_bytes(data[i : i + 2], "big")) & 0xFFFFFFFF
+    return code ^ (code >> 16)
+
+
+def _hash_map_order(pairs: List[exp.Expression]) -> List[exp.Expression]:
+    """json_object's members in the order Trino writes them: JsonObjectFunction puts them
+    into a java.util.HashMap, whose iteration Jackson's ObjectNode follows: by bucket
+    (the spread hash modulo the table's size, 16 doubled while the members exceed 3/4 of
+    it), in insertion order within a bucket (a resize keeps that order)."""
+    capacity = _HASH_MAP_CAPACITY
+    while len(pairs) > _HASH_MAP_LOAD * capacity:
+        capacity *= 2
+
+    def bucket(pair: exp.Expression) -> int:
+        key = pair.this.this if isinstance(pair, exp.JSONKeyValue) else ""
+        return _java_string_hash(str(key)) & (capacity - 1)
+
+    return sorted(pairs, key=bucket)  # sorted is stable: insertion order within a bucket
 
 
 def _sql_string(text: str) -> str:
@@ -345,6 +393,11 @@ def from_json(value: Any, kind: Any) -> Any:
     if kind == "b":
         if isinstance(value, bool):
             return value
+        if isinstance(value, Num) and not value.is_float:
+            number = int(value.text)  # JsonUtil.currentTokenAsBoolean: getLongValue() != 0
+            if not -(2**63) <= number < 2**63:
+                raise CastError("out of range of bigint")
+            return number != 0
         if isinstance(value, Num):
             return float(value.text) != 0
         if isinstance(value, str):

@@ -11,7 +11,7 @@ from typing import Any, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import literal_int, literal_text, spark, typed
+from athena_spark_emulator.sql.spark_forms import literal_int, literal_text, spark, type_of, typed
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
 _cls: Any
@@ -25,7 +25,26 @@ for _cls, _name in (
 ):
     same(_cls, _name)
 
-same(exp.RegexpSplit, "regexp_split")
+
+def _keep_type(node: exp.Expression, out: exp.Expression) -> exp.Expression:
+    kind = type_of(node)
+    return typed(out, kind) if kind is not None else out
+
+
+@rewrites(exp.RegexpSplit, "regexp_split")
+def _regexp_split(node: exp.Expression) -> exp.Expression:
+    """Trino's regexp_split (JoniRegexpFunctions.regexpSplit) with the empty pattern: it
+    matches before each code point and at the end, so the parts are '', each code point,
+    '' (``regexp_split('ab', '')`` is ``['', 'a', 'b', '']``, of '' ``['', '']``); Spark's
+    split by '' gives the code points alone."""
+    if literal_text(node.expression) != "":
+        return node
+    out = spark(
+        "CASE WHEN _0 = '' THEN array('', '') ELSE concat(array(''), split(_0, ''), array('')) END",
+        node.this,
+    )
+    return _keep_type(node, out)
+
 
 # ---- regular expressions ----------------------------------------------------------------------
 # Python's re agrees with Trino's (Java-syntax) patterns on the common constructs, with
@@ -155,6 +174,10 @@ def _regexp_extract_all(node: exp.Expression) -> exp.Expression:
     """The whole matches (group 0) are Spark's; a group runs as a UDF (NULL for a group that
     took no part in a match)."""
     group = node.args.get("group")
+    if literal_text(node.expression) == "" and (group is None or literal_int(group) == 0):
+        # the empty pattern matches before each code point and at the end: length + 1
+        # empty matches (Spark's counts UTF-16 units, one more for each surrogate pair)
+        return _keep_type(node, spark("array_repeat('', length(_0) + 1)", node.this))
     if group is None or literal_int(group) == 0:
         return node
     pattern = _pattern(node, node.expression)
@@ -200,9 +223,49 @@ def _mark_groups(node: exp.Expression) -> Optional[str]:
     return None
 
 
+_NAMED_GROUP = re.compile(r"\(\?<([A-Za-z][A-Za-z0-9]*)>")
+_REFERENCE = re.compile(r"\\.|\$\{([^}]*)\}?")
+
+
+def _named_references(node: exp.Expression, text: str) -> exp.Expression:
+    """regexp_replace with ``${name}`` in a literal replacement (JoniRegexpFunctions'
+    appendReplacement): the named group's text, nothing where it took no part in the match;
+    a name the pattern has no group of fails INVALID_FUNCTION_ARGUMENT once something matches
+    ('Illegal replacement sequence: unknown group { name }'). Java's replacement syntax
+    (Spark's regexp_replace) reads ``${name}`` alike, but Spark's SQL variable substitution
+    would empty a literal ``${...}`` in the statement's text: the replacement is built as a
+    concat that never shows ``${``."""
+    pattern = literal_text(node.expression)
+    if pattern is None:
+        raise Refused(
+            f"{node.sql('athena')} (a ${{name}} reference with a pattern that is not a literal)"
+        )
+    names = set(_NAMED_GROUP.findall(pattern))
+    for found in _REFERENCE.finditer(text):
+        name = found.group(1)
+        if found.group(0).startswith("$") and name not in names:
+            message = f"Illegal replacement sequence: unknown group {{ {name} }}"
+            return spark(
+                "CASE WHEN _0 RLIKE _1 THEN raise_error(_2) ELSE _0 END",
+                node.this,
+                node.expression,
+                exp.Literal.string(message),
+            )
+    first, *rest = text.split("${")
+    pieces = [exp.Literal.string(first)]
+    for piece in rest:
+        pieces += [exp.Literal.string("$"), exp.Literal.string("{" + piece)]
+    out = node.copy()
+    out.set("replacement", exp.Anonymous(this="concat", expressions=pieces))
+    return out
+
+
 @rewrites(exp.RegexpReplace, "regexp_replace", _mark_groups)
 def _regexp_replace(node: exp.Expression) -> exp.Expression:
     replacement = node.args.get("replacement")
+    text = literal_text(replacement) if replacement is not None else None
+    if text is not None and "${" in text:
+        return _keep_type(node, _named_references(node, text))
     if not isinstance(replacement, exp.Lambda):
         return node
     if (

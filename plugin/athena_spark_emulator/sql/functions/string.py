@@ -96,12 +96,56 @@ def length(node: exp.Expression) -> exp.Expression:
 def concat(node: exp.Expression) -> exp.Expression:
     if len(node.expressions) < 2:
         raise Fails("INVALID_FUNCTION_ARGUMENT: There must be two or more concatenation arguments")
+    _char_concat_size(node.expressions)
     return node
+
+
+_CHAR_MAX = 65536  # Trino's CharType.MAX_LENGTH
+
+
+def _char_concat_size(args: list) -> None:
+    """concat(char(x), char(y)) is char(x + y) in Trino (CharacterStringCasts' concat of
+    chars, StringFunctions): past CharType.MAX_LENGTH that type does not exist and the
+    statement fails TYPE_NOT_FOUND."""
+    kinds = [type_of(a) for a in args]
+    if len(args) != 2 or not all(k is not None and k.this == T.CHAR for k in kinds):
+        return
+    sizes = [literal_int(k.expressions[0].this) if k and k.expressions else 1 for k in kinds]
+    if all(size is not None for size in sizes) and sum(s or 0 for s in sizes) > _CHAR_MAX:
+        raise Fails(f"TYPE_NOT_FOUND: Unknown type: char({sum(s or 0 for s in sizes)})")
 
 
 @rewrites(exp.Replace, "replace")
 def replace(node: exp.Expression) -> exp.Expression:
-    return node
+    """Trino's replace(string, search[, replace]) (StringFunctions.replace): an empty search
+    puts the replacement before each code point and at the end ('abc', '', 'x' gives
+    'xaxbxcx'; '' gives 'x'), where Spark's replace leaves the string as it is."""
+    replacement = node.args.get("replacement")
+    if replacement is None:
+        return node
+    out = spark(
+        "CASE WHEN _1 = '' THEN concat(_2, array_join(split(_0, ''), _2), "
+        "CASE WHEN _0 = '' THEN '' ELSE _2 END) ELSE replace(_0, _1, _2) END",
+        node.this,
+        node.expression,
+        replacement,
+    )
+    # Trino's return type: varchar(min(2147483647, x + z * (x + 1))) of varchar(x), varchar(z)
+    size, inserted = _varchar_size(node.this), _varchar_size(replacement)
+    if size is None or inserted is None:
+        return out
+    return typed(out, f"varchar({min(2**31 - 1, size + inserted * (size + 1))})")
+
+
+def _varchar_size(node: exp.Expression) -> Optional[int]:
+    """x of a varchar(x) value (a string literal's length); None: unknown or unbounded."""
+    text = literal_text(node)
+    if text is not None:
+        return len(text)
+    kind = type_of(node)
+    if kind is not None and kind.this in (T.VARCHAR, T.CHAR) and kind.expressions:
+        return literal_int(kind.expressions[0].this)
+    return None
 
 
 @rewrites(exp.StrPosition, "strpos")
@@ -164,11 +208,50 @@ for _cls, _name in (
     (exp.StartsWith, "starts_with"),
     (exp.Levenshtein, "levenshtein_distance"),
     (exp.Encode, "to_utf8"),
-    (exp.Trim, "trim"),
 ):
     same(_cls, _name)
 
 same(exp.Overlay, "overlay")
+
+
+# Java's Character.isWhitespace, the whitespace airlift's SliceUtf8.trim/leftTrim/rightTrim
+# remove (U+2028 and the other Unicode spaces too; Spark's trim removes ' ' only).
+_WHITESPACE = "\\p{javaWhitespace}+"
+_WHITESPACE_AT = {
+    "LEADING": f"^{_WHITESPACE}",
+    "TRAILING": f"{_WHITESPACE}\\z",
+    "BOTH": f"^{_WHITESPACE}|{_WHITESPACE}\\z",
+}
+
+
+@rewrites(exp.Trim, "trim")
+def trim(node: exp.Expression) -> exp.Expression:
+    """Trino's trim/ltrim/rtrim (StringFunctions): without characters, the whitespace of
+    Java's Character.isWhitespace at that end (SliceUtf8); with them, the longest run of
+    those code points (Spark's TRIM ... FROM). A char(x) value is its text without the
+    padding; trim/rtrim of one with characters then drop trailing spaces again
+    (StringFunctions.charTrim/charRightTrim's trimTrailingSpaces). The result is varchar(x)
+    for a char(x) or a varchar(x)."""
+    kind = type_of(node.this)
+    char = kind is not None and kind.this == T.CHAR
+    value = spark("rtrim(_0)", node.this) if char else node.this  # Spark's rtrim: ' ' only
+    position = str(node.args.get("position") or "BOTH").upper()
+    chars = node.expression
+    out: exp.Expression
+    if chars is None:
+        pattern = exp.Literal.string(_WHITESPACE_AT.get(position, _WHITESPACE_AT["BOTH"]))
+        out = spark("regexp_replace(_0, _1, '')", value, pattern)
+    else:
+        out = node.copy()
+        out.set("this", value)
+        if char and position != "LEADING":
+            out = spark("rtrim(_0)", out)
+    size = _varchar_size(node.this)
+    if size is not None:
+        return typed(out, f"varchar({size})")
+    if kind is not None and kind.this == T.VARCHAR:
+        return typed(out, "varchar")
+    return out
 
 
 @rewrites(exp.Pad, "lpad")
@@ -252,6 +335,11 @@ def concat_ws(node: exp.Expression) -> exp.Expression:
         raise Fails(
             f"FUNCTION_NOT_FOUND: Unexpected parameters ({listed}) for function concat_ws. "
             "Expected: concat_ws(varchar, array(varchar)), concat_ws(varchar, varchar)"
+        )
+    if len(args) == 2 and kinds[1] is not None and kinds[1].this == T.ARRAY:
+        # ConcatWsFunction's array form: a NULL array is NULL (Spark's concat_ws gives '')
+        return typed(
+            spark("CASE WHEN _1 IS NOT NULL THEN _2 END", args[0], args[1], node), "varchar"
         )
     return node
 
