@@ -176,3 +176,28 @@ def test_an_invalid_date_literal_is_invalid_literal() -> None:
     assert athena_reason(text, "SELECT cast(s AS date) FROM t") == (
         "INVALID_CAST_ARGUMENT: Value cannot be cast to date: '2013-02-30'"
     )
+
+
+@pytest.mark.parametrize(
+    "text, athena",
+    [
+        (
+            "ArithmeticException: [BINARY_ARITHMETIC_OVERFLOW] 32767S + 1S caused overflow.",
+            "NUMERIC_VALUE_OUT_OF_RANGE: addition overflow: 32767 + 1",
+        ),
+        (
+            "[BINARY_ARITHMETIC_OVERFLOW] -128S - 1S caused overflow.",
+            "NUMERIC_VALUE_OUT_OF_RANGE: subtraction overflow: -128 - 1",
+        ),
+        (  # str() of PySpark's ArithmeticException, and a Java text
+            "- -32768 caused overflow.",
+            "NUMERIC_VALUE_OUT_OF_RANGE: negation overflow: -32768",
+        ),
+        (
+            "Caused by: java.lang.ArithmeticException: - -128 caused overflow.",
+            "NUMERIC_VALUE_OUT_OF_RANGE: negation overflow: -128",
+        ),
+    ],
+)
+def test_small_integer_overflows_keep_their_operands(text: str, athena: str) -> None:
+    assert athena_reason(text) == athena

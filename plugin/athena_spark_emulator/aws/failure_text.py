@@ -31,6 +31,7 @@ ATHENA_CODES = {
     "INVALID_ARRAY_INDEX_IN_ELEMENT_AT": "INVALID_FUNCTION_ARGUMENT",
     "MAP_KEY_DOES_NOT_EXIST": "INVALID_FUNCTION_ARGUMENT",
     "ARITHMETIC_OVERFLOW": "NUMERIC_VALUE_OUT_OF_RANGE",
+    "BINARY_ARITHMETIC_OVERFLOW": "NUMERIC_VALUE_OUT_OF_RANGE",
     "NUMERIC_VALUE_OUT_OF_RANGE": "NUMERIC_VALUE_OUT_OF_RANGE",
     "CANNOT_PARSE_TIMESTAMP": "INVALID_FUNCTION_ARGUMENT",
     "USER_RAISED_EXCEPTION": "INVALID_FUNCTION_ARGUMENT",
@@ -69,6 +70,9 @@ def spark_reason(text: str, query: str = "") -> Optional[str]:
             if isinstance(athena, Coded):
                 return str(athena)
             return f"{ATHENA_CODES[code]}: {athena or without_spark_advice(message)}"
+    negation = re.search(r"(?:^|Exception: )- (-?\d+) caused overflow", text, re.M)
+    if negation:  # Spark's unary minus of a smallint or tinyint (no error class)
+        return f"NUMERIC_VALUE_OUT_OF_RANGE: negation overflow: {negation.group(1)}"
     return None
 
 
@@ -163,6 +167,18 @@ def _overflow(message: str, text: str, query: str) -> Optional[str]:
     return f"{_JAVA_TYPE[kind.group(1)]} {name + ' ' if name else ''}overflow"
 
 
+def _binary_overflow(message: str, text: str, query: str) -> Optional[str]:
+    """Trino's ``SmallintOperators`` / ``TinyintOperators``: "smallint addition overflow:
+    32767 + 1". Spark gives the operands with its literal suffix ("32767S + 1S caused
+    overflow"), computing a tinyint as a smallint: the type is left out, not guessed."""
+    found = re.match(r"(-?\d+)[SYL]? ([-+*]) (-?\d+)[SYL]? caused overflow", message)
+    if not found:
+        return None
+    left, operator, right = found.groups()
+    name = {"+": "addition", "-": "subtraction", "*": "multiplication"}[operator]
+    return f"{name} overflow: {left} {operator} {right}"
+
+
 def _out_of_range(message: str, text: str, query: str) -> Optional[str]:
     """Trino's ``DecimalOperators``: an arithmetic result past its type's precision is
     "Decimal overflow"; a cast to a decimal too narrow for the value is INVALID_CAST_ARGUMENT,
@@ -241,6 +257,7 @@ def _schema(message: str, text: str, query: str) -> Optional[str]:
 _WORDING: Dict[str, Callable[[str, str, str], Optional[str]]] = {
     "CAST_INVALID_INPUT": _cast,
     "ARITHMETIC_OVERFLOW": _overflow,
+    "BINARY_ARITHMETIC_OVERFLOW": _binary_overflow,
     "NUMERIC_VALUE_OUT_OF_RANGE": _out_of_range,
     "UNRESOLVED_COLUMN": _column,
     "TABLE_OR_VIEW_NOT_FOUND": _table,
