@@ -16,11 +16,11 @@ fails, naming ``--spark``.
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from typing import Any, Callable, Dict, Optional
 
+from athena_spark_emulator.aws import failure_text
 from athena_spark_emulator.aws.backend import EmulatorBackend, current
 from athena_spark_emulator.sql import results, syntax, udfs
 from athena_spark_emulator.sql import statements as sql_statements
@@ -102,87 +102,22 @@ def run(
     return runner(on_spark)
 
 
-# Spark's error classes (ANSI mode) for the failures Athena has its own names for.
-ATHENA_ERRORS = {
-    "CAST_INVALID_INPUT": "INVALID_CAST_ARGUMENT",
-    "CAST_OVERFLOW": "INVALID_CAST_ARGUMENT",
-    "DIVIDE_BY_ZERO": "DIVISION_BY_ZERO",
-    "INVALID_ARRAY_INDEX": "INVALID_FUNCTION_ARGUMENT",
-    "INVALID_ARRAY_INDEX_IN_ELEMENT_AT": "INVALID_FUNCTION_ARGUMENT",
-    "MAP_KEY_DOES_NOT_EXIST": "INVALID_FUNCTION_ARGUMENT",
-    "ARITHMETIC_OVERFLOW": "NUMERIC_VALUE_OUT_OF_RANGE",
-    "NUMERIC_VALUE_OUT_OF_RANGE": "NUMERIC_VALUE_OUT_OF_RANGE",
-    "CANNOT_PARSE_TIMESTAMP": "INVALID_FUNCTION_ARGUMENT",
-    "USER_RAISED_EXCEPTION": "INVALID_FUNCTION_ARGUMENT",
-}
-
-
-def _reason(exc: Exception) -> str:
+def _reason(exc: Exception, query: str = "") -> str:
+    """Why the statement ``query`` failed, as Athena says it: the emulator's own refusals and
+    Athena errors as raised; a UDF's Athena error (udfs.py); Spark's error, read anywhere in
+    its text for the innermost meaningful cause, or a Python traceback of the emulator's own
+    code (failure_text.py); else the exception's first line."""
     if isinstance(exc, (syntax.Untranslatable, sql_statements.QueryFailed, Fails)):
         return str(exc)
-    athena = udfs.athena_error(str(exc))
+    text = str(exc)
+    athena = udfs.athena_error(text)
     if athena:  # a UDF's (udfs.py) failure, in Athena's words
         return athena
-    text = str(exc).strip().splitlines()
-    first = text[0] if text else type(exc).__name__
-    match = re.search(r"\[([A-Z_]+)[\].]", first)
-    cast = re.search(r'The value (.*) of the type "[A-Z]+" cannot be cast to "(\w+)"', first)
-    if cast and cast.group(2) in ("TIMESTAMP", "DATE"):  # Athena's wording
-        return f"INVALID_CAST_ARGUMENT: Value cannot be cast to {cast.group(2).lower()}: {cast.group(1)}"
-    if cast:
-        return f"INVALID_CAST_ARGUMENT: Cannot cast {cast.group(1)} to {cast.group(2)}"
-    if match and match.group(1) in ATHENA_ERRORS:
-        return f"{ATHENA_ERRORS[match.group(1)]}: {_without_spark_advice(first)}"
-    raised = re.search(r"java\.lang\.RuntimeException: (.+)$", str(exc), re.M)
-    if raised and not match:  # raise_error('<Athena's text>') (Spark 3.5: a RuntimeException)
-        return f"INVALID_FUNCTION_ARGUMENT: {raised.group(1)}"
-    return python_failure(str(exc)) or f"{type(exc).__name__}: {first}"
-
-
-# The last frame and the exception of a Python traceback inside Spark's (or Py4J's) text.
-_TRACEBACK = re.compile(
-    r"Traceback \(most recent call last\):\n(?:.*\n)*?"
-    r'\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>\S+)\n'
-    r"(?:(?!\s*File ).*\n)*?(?P<error>[A-Za-z_][\w.]*(?:Error|Exception)\b.*)$",
-    re.M,
-)
-
-
-def python_failure(text: str) -> Optional[str]:
-    """The reason of a statement whose Python code (a UDF of the emulator's SQL engine) raised
-    inside Spark, which Spark reports as ``PythonException: An exception was thrown from the
-    Python worker`` or ``Py4JJavaError: An error occurred while calling o505.save``, with the
-    Python error and where it was raised; None when ``text`` holds no Python traceback.
-
-    A UDF that fails with an error of Athena's own is answered by :func:`udfs.athena_error`
-    before this; what reaches here is a fault of the emulator, so the reason says so."""
-    tracebacks = list(_TRACEBACK.finditer(text))
-    if not tracebacks:
-        return None
-    found = tracebacks[-1]  # the innermost (last) traceback is the cause
-    where = found.group("file").replace("\\", "/")
-    where = where.split("site-packages/", 1)[-1].split("plugin/", 1)[-1]
-    return (
-        f"EMULATOR_ERROR: the emulator's own Python code failed while running this statement "
-        f"({found.group('error').strip()}, in {found.group('function')} at {where}:"
-        f"{found.group('line')}). This is a fault of the emulator, not an answer Athena would "
-        "give: report it with the statement, and check this query on Athena itself"
-    )
-
-
-def _without_spark_advice(message: str) -> str:
-    """Spark's error text without its ``[CODE]`` and its advice (use `try_divide`, set
-    spark.sql.ansi.enabled), which names Spark settings an Athena query cannot change:
-    "[DIVIDE_BY_ZERO] Division by zero. Use `try_divide` ..." is "Division by zero."."""
-    text = re.sub(r"^\[[A-Z_.]+\]\s*", "", message)
-    text = re.split(r"\s+(?:Use (?:the SQL function )?`|If necessary set |To return NULL)", text)[0]
-    index = re.match(r"The index (\d+) is out of bounds\. The array has (\d+) elements", text)
-    if index and int(index.group(1)) >= int(index.group(2)):  # Spark counts from 0
-        return (
-            "Array subscript must be less than or equal to array length: "
-            f"{int(index.group(1)) + 1} > {index.group(2)}"
-        )
-    return text.strip() or message
+    reason = failure_text.athena_reason(text, query)
+    if reason:
+        return reason
+    lines = text.strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
 
 
 # ---- the moto hooks (installed by hooks.py while an emulator runs) ------------------------
@@ -206,7 +141,7 @@ def start_query_execution(
         backend.sql.outcomes[exec_id] = run(backend, query, _context(args, kwargs), caller)
         backend.sql.applied.append(query)
     except Exception as exc:  # the query fails, as Athena's would
-        backend.sql.failures[exec_id] = _reason(exc)
+        backend.sql.failures[exec_id] = _reason(exc, query)
         athena.executions[exec_id].status = "FAILED"
     finally:
         backend.sql.running.discard(exec_id)
