@@ -147,15 +147,27 @@ def _checked_sum(
     return spark(text, total, count, failed)
 
 
+def _of_real(node: exp.Expression, name: str) -> exp.Expression:
+    """sum or avg of a real: Trino's is a real (RealSumAggregation and
+    RealAverageAggregation keep a double state and write it as a float); Spark's of a
+    FLOAT is a DOUBLE, so it is cast back. Of other types the node as it is."""
+    value = node.this.expressions[0] if isinstance(node.this, exp.Distinct) else node.this
+    kind = type_of(value)
+    if not (is_double(kind) and kind is not None and kind.this != exp.DataType.Type.DOUBLE):
+        return node
+    return in_clauses(node, lambda wrap: typed(spark("CAST(_0 AS FLOAT)", wrap(node)), "real"))
+
+
 @rewrites(exp.Sum, "sum")
 def sum_(node: exp.Expression) -> exp.Expression:
     """Trino's sum of a decimal(p,s) is a decimal(38,s) (DecimalSumAggregation's output
     type), and fails NUMERIC_VALUE_OUT_OF_RANGE ("Decimal overflow", Decimals.
     throwIfOverflows) past 38 digits. Spark's is a decimal(min(38, p + 10), s) that
-    overflows at p + 10 digits: Spark sums the values cast to decimal(38,s)."""
+    overflows at p + 10 digits: Spark sums the values cast to decimal(38,s). Of a real it
+    is a real (:func:`_of_real`)."""
     found = _decimal_argument(node)
     if found is None:
-        return node
+        return _of_real(node, "sum")
     value, distinct, (_, scale) = found
     inner = "DISTINCT _0" if distinct else "_0"
 
@@ -178,11 +190,11 @@ def avg(node: exp.Expression) -> exp.Expression:
     integer digits) digits: s + 10 and more for p <= 18, the same rounding at s as
     Trino's for any group of fewer than 10^10 rows), cast to decimal(p,s), which Spark
     rounds HALF_UP. Trino's sum inside avg does not overflow (it keeps an overflow
-    counter); where Spark's would, the statement fails NOT_SUPPORTED. Of other types
-    Spark's avg, as sqlglot renders it."""
+    counter); where Spark's would, the statement fails NOT_SUPPORTED. Of a real it is a
+    real (:func:`_of_real`); of other types Spark's avg, as sqlglot renders it."""
     found = _decimal_argument(node)
     if found is None:
-        return node
+        return _of_real(node, "avg")
     value, distinct, (precision, scale) = found
     inner = "DISTINCT _0" if distinct else "_0"
 
@@ -200,24 +212,45 @@ def avg(node: exp.Expression) -> exp.Expression:
     return in_clauses(node, build)
 
 
+_STANDARD_ERROR = (0.0040625, 0.26)  # ApproximateCountDistinctAggregation's bounds
+
+
 @rewrites(exp.ApproxDistinct, "approx_distinct")
 def approx_distinct(node: exp.Expression) -> exp.Expression:
     """Spark's HyperLogLog++ at Trino's standard error, 2.3% unless the query gives one
     (Spark's own default is 5%): within Trino's documented error, not necessarily the
-    count Athena's estimate gives."""
-    if node.args.get("accuracy") is None:
-        node = node.copy()
-        node.set("accuracy", exp.Literal.number("0.023"))
+    count Athena's estimate gives. The error given must be a number literal (Spark takes
+    a double literal only) in Trino's bounds (ApproximateCountDistinctAggregation:
+    INVALID_FUNCTION_ARGUMENT outside [0.0040625, 0.26])."""
+    node = node.copy()
+    given = node.args.get("accuracy")
+    error = 0.023 if given is None else _number(given)
+    if error is None:
+        raise Refused(f"{node.sql('athena')} (a standard error that is not a number literal)")
+    low, high = _STANDARD_ERROR
+    if not low <= error <= high:
+        raise Fails(
+            f"INVALID_FUNCTION_ARGUMENT: Max standard error must be in [{low}, {high}]: {error}"
+        )
+    node.set("accuracy", exp.Literal.number(repr(error)))
     return typed(node, "bigint")
 
 
 @rewrites(exp.GroupConcat, "listagg")
 def listagg(node: exp.Expression) -> exp.Expression:
+    """Trino's listagg(x[, separator]) WITHIN GROUP (ORDER BY ...): its grammar
+    (SqlBase.g4, ``LISTAGG``) requires the WITHIN GROUP clause, so a listagg without one
+    fails SYNTAX_ERROR (TestListagg); the values joined in that order, NULLs skipped."""
     this = node.this
+    if not isinstance(this, exp.Order):
+        raise Fails(
+            f"SYNTAX_ERROR: mismatched input after {node.sql('athena')}. Expecting: 'WITHIN' "
+            "(Athena's listagg needs WITHIN GROUP (ORDER BY ...) after its arguments)"
+        )
     separator = node.args.get("separator") or exp.Literal.string("")
     if node.args.get("on_overflow") is not None:
         raise Refused("listagg ... ON OVERFLOW")
-    value = this.this if isinstance(this, exp.Order) else this
+    value = this.this
     kind = type_of(value)
     if kind is None or not is_text(kind):  # Athena's listagg takes varchar only
         if kind is not None:
@@ -225,16 +258,14 @@ def listagg(node: exp.Expression) -> exp.Expression:
                 f"FUNCTION_NOT_FOUND: Unexpected parameters ({kind.sql('athena').lower()}) for function listagg"
             )
         raise Refused(f"{node.sql('athena')} (of a value whose type the emulator cannot tell)")
-    if isinstance(this, exp.Order):
-        values = _ordered_list(this.this, this)
-    elif isinstance(this, exp.Distinct):
-        raise Refused("listagg(DISTINCT ...)")
-    else:
-        values = _ordered_list(this, None)
     # Trino skips NULLs, and a group with none but NULLs is NULL (array_join's is '')
-    return spark(
-        "CASE WHEN count(_2) = 0 THEN NULL ELSE array_join(_0, _1) END", values, separator, value
+    out = spark(
+        "CASE WHEN count(_2) = 0 THEN NULL ELSE array_join(_0, _1) END",
+        _ordered_list(value, this),
+        separator,
+        value,
     )
+    return typed(out, "varchar")
 
 
 @rewrites("reduce_agg", "reduce_agg")
@@ -351,13 +382,30 @@ def _args(node: exp.Expression, count: int) -> list:
 
 
 # ---- statistics and bits ------------------------------------------------------------------
+def _is_double(kind: Optional[exp.DataType]) -> bool:
+    return kind is not None and kind.this == exp.DataType.Type.DOUBLE
+
+
+def _real_or_double(kinds: list) -> str:
+    """The type Trino resolves a statistic of these argument types to, where it has a
+    double and a real signature (DoubleCorrelationAggregation and
+    RealCorrelationAggregation, DoubleGeometricMean... and RealGeometricMeanAggregations):
+    an integral type, a real and a decimal each coerce to both, and FunctionResolver
+    picks the most specific, real; a double argument makes it double."""
+    return "double" if any(_is_double(k) for k in kinds) else "real"
+
+
 @rewrites(exp.Corr, "corr")
 def corr(node: exp.Expression) -> exp.Expression:
     """Trino's corr(y, x): covariance / stddev(x) / stddev(y) of the non-NULL pairs, NULL
     unless it is finite (fewer than two pairs, a constant column). Spark's corr computes
     the same online moments; the last digit may differ, as Trino's own does with the order
-    its partial states are merged in."""
+    its partial states are merged in. Of arguments none of which is a double, Trino's is
+    RealCorrelationAggregation's: the values coerced to real, the result a real."""
     y, x = _args(node, 2)
+    kinds = [type_of(y), type_of(x)]
+    if any(k is None for k in kinds):
+        raise Refused(f"{node.sql('athena')} (of values whose types the emulator cannot tell)")
     text = (
         "CASE WHEN isnan(corr(_0, _1)) OR abs(corr(_0, _1)) = CAST('Infinity' AS DOUBLE) "
         "THEN NULL ELSE corr(_0, _1) END"
@@ -367,8 +415,13 @@ def corr(node: exp.Expression) -> exp.Expression:
         "OR var_pop(CASE WHEN _0 IS NOT NULL THEN _1 END) = 0 "
         "OR var_pop(CASE WHEN _1 IS NOT NULL THEN _0 END) = 0 THEN NULL ELSE "
     )
-    yd, xd = (spark("CAST(_0 AS DOUBLE)", v) for v in (y, x))
-    return typed(spark(guarded + text + " END", yd, xd), "double")
+    athena = _real_or_double(kinds)
+    value = "CAST(_0 AS DOUBLE)" if athena == "double" else "CAST(CAST(_0 AS FLOAT) AS DOUBLE)"
+    yd, xd = (spark(value, v) for v in (y, x))
+    out = spark(guarded + text + " END", yd, xd)
+    if athena == "real":
+        out = spark("CAST(_0 AS FLOAT)", out)
+    return typed(out, athena)
 
 
 @rewrites("every", "every")
@@ -382,14 +435,15 @@ def every(node: exp.Expression) -> exp.Expression:
 def geometric_mean(node: exp.Expression) -> exp.Expression:
     """Trino's exp(sum(ln(x)) / count(x)) with Java's Math.log: a negative (or NaN) value
     makes it NaN, a zero 0.0 (NaN with +Infinity too). Spark's ln of x <= 0 is NULL, so
-    those cases are spelled out. Of bigint and double (real, whose result is real, refused)."""
+    those cases are spelled out. Of an integral type and double it is a double
+    (GeometricMeanAggregations); of a real or a decimal (which Trino coerces to real, the
+    most specific of its signatures) RealGeometricMeanAggregations': the logarithms of
+    the real values, the result cast to real."""
     [value] = _args(node, 1)
     kind = type_of(value)
-    if not (
-        is_integral(kind)
-        or (is_double(kind) and kind is not None and kind.this == exp.DataType.Type.DOUBLE)
-    ):
-        raise Refused(f"{node.sql('athena')} (of a value other than an integer or double)")
+    if not (is_integral(kind) or is_double(kind) or is_decimal(kind)):
+        raise Refused(f"{node.sql('athena')} (of a value other than a number)")
+    real = not is_integral(kind) and _real_or_double([kind]) == "real"
     text = (
         "CASE WHEN count(_0) = 0 THEN NULL "
         "WHEN count_if(_0 < 0 OR isnan(_0)) > 0 THEN CAST('NaN' AS DOUBLE) "
@@ -397,7 +451,11 @@ def geometric_mean(node: exp.Expression) -> exp.Expression:
         "THEN CAST('NaN' AS DOUBLE) ELSE 0.0D END "
         "ELSE exp(sum(ln(_0)) / count(_0)) END"
     )
-    return typed(spark(text, spark("CAST(_0 AS DOUBLE)", value)), "double")
+    cast = "CAST(CAST(_0 AS FLOAT) AS DOUBLE)" if real else "CAST(_0 AS DOUBLE)"
+    out = spark(text, spark(cast, value))
+    if real:
+        return typed(spark("CAST(_0 AS FLOAT)", out), "real")
+    return typed(out, "double")
 
 
 for _cls, _name, _spark in (
