@@ -18,7 +18,27 @@ _cls: Any
 _name: str
 
 
-# verified as sqlglot renders them (Spark's function has Trino's semantics)
+# ---- the ranking functions and lag/lead over a window without ORDER BY --------------------
+def unordered_window(node: exp.Expression) -> exp.Expression:
+    """``node`` (a ranking function, lag or lead) with an ORDER BY in its window when the
+    window has none. Trino runs them over an unordered window (StatementAnalyzer requires
+    no ORDER BY for them; WindowOperator then sees all rows of a partition as peers, in the
+    order they come): ``row_number() over ()`` numbers the rows 1..n in an arbitrary order,
+    ``rank()``, ``dense_rank()`` are 1, ``percent_rank()`` 0, ``cume_dist()`` 1 for every
+    row. Spark refuses them without an ORDER BY (Window function ... requires window to be
+    ordered), so the window is ordered by a constant: every row a peer of every other, as
+    in Trino, and Spark numbers them in the order they come, which is Athena's answer too
+    (Trino promises no order). dbt-athena's own tests send ``row_number() over ()``."""
+    outer = node
+    while isinstance(outer.parent, (exp.IgnoreNulls, exp.RespectNulls)):
+        outer = outer.parent
+    window = outer.parent
+    if isinstance(window, exp.Window) and window.this is outer and not window.args.get("order"):
+        window.set("order", exp.Order(expressions=[exp.Ordered(this=exp.Literal.number(1))]))
+    return node
+
+
+# Spark's function has Trino's semantics (as sqlglot renders it) once its window is ordered
 for _cls, _name in (
     (exp.RowNumber, "row_number"),
     (exp.Rank, "rank"),
@@ -29,7 +49,7 @@ for _cls, _name in (
     (exp.CumeDist, "cume_dist"),
     (exp.Ntile, "ntile"),
 ):
-    same(_cls, _name)
+    rewrites(_cls, _name)(unordered_window)
 
 
 # ---- RANGE frames with an interval offset ----------------------------------------------------
@@ -128,3 +148,53 @@ def in_clauses(node: exp.Expression, build: Callable[[Wrap], exp.Expression]) ->
         return form
     outer.replace(form)
     return node
+
+
+# ---- a window over an aggregate whose Spark form is an expression of aggregates ------------
+#: what Spark runs OVER a window as it is: an aggregate or window function call
+_WINDOWED = (exp.AggFunc, exp.Filter, exp.IgnoreNulls, exp.RespectNulls, exp.Anonymous)
+
+
+def _over_each(inner: exp.Expression) -> list:
+    """The outermost aggregate calls of ``inner`` (each with its own FILTER)."""
+    calls = []
+    for found in inner.find_all(exp.AggFunc):
+        call: Any = found
+        if any(isinstance(a, exp.AggFunc) for a in _ancestors(call, inner)):
+            continue
+        while isinstance(call.parent, exp.Filter) and call.parent.this is call:
+            call = call.parent
+        calls.append(call)
+    return calls
+
+
+def _ancestors(node: exp.Expression, top: exp.Expression) -> list:
+    found, parent = [], node.parent
+    while parent is not None and parent is not top:
+        found.append(parent)
+        parent = parent.parent
+    return found
+
+
+def spread_windows(tree: exp.Expression) -> exp.Expression:
+    """Each window whose function's Spark form is an expression of aggregates (Trino's
+    ``array_agg(x) OVER (...)`` is ``CASE WHEN count(1) = 0 THEN NULL ELSE
+    transform(collect_list(...), ...) END``, which Spark cannot run OVER a window) as that
+    expression with the window on each aggregate call in it: every call reads the same
+    frame (WindowOperator gives the function one frame per row), so the expression's value
+    is the function's over that frame, as :func:`in_clauses` does for one function."""
+    for window in list(tree.find_all(exp.Window)):
+        inner = window.this
+        if isinstance(inner, _WINDOWED) or not isinstance(inner, exp.Expression):
+            continue
+        calls = _over_each(inner)
+        if not calls:
+            continue
+        for call in calls:
+            over = window.copy()
+            over.set("this", call.copy())
+            call.replace(over)
+        if window is tree:
+            return inner
+        window.replace(inner)
+    return tree
