@@ -175,3 +175,38 @@ def test_groups_frame_is_refused_naming_it(emu: Emulator) -> None:
         "FROM (VALUES 1, 2) t(a)",
     )
     assert reason.startswith("NOT_SUPPORTED") and "GROUPS" in reason, reason
+
+
+# ---- a subquery whose select list reads the outer row (TestSelectAll) ---------------------
+def test_subquery_reading_the_outer_row_in_its_select_list(emu: Emulator) -> None:
+    outer = "FROM (VALUES 1, 2) t(a)"
+    assert answer(emu, f"SELECT (SELECT t.* FROM (VALUES 0) LIMIT 1) {outer}") == [["1"], ["2"]]
+    assert answer(emu, f"SELECT (SELECT t.* FROM (VALUES 0) LIMIT 0) {outer}") == [[None], [None]]
+    assert answer(emu, f"SELECT EXISTS(SELECT t.* FROM (VALUES 0)) {outer}") == [
+        ["true"],
+        ["true"],
+    ]
+    for sql in (
+        "SELECT (SELECT t.* FROM (VALUES 0) t2(b) WHERE b > 1) FROM (VALUES 1) t(a)",
+        "SELECT (SELECT t.* FROM (SELECT * FROM (VALUES 0, 1) LIMIT 1)) FROM (VALUES 2, 3) t(a)",
+    ):
+        reason = failure(emu, sql)
+        assert reason.startswith("NOT_SUPPORTED") and "correlated subquery" in reason, reason
+
+
+@pytest.mark.parametrize("source, cte", FORMS, ids=FORM_IDS)
+def test_subquery_reading_the_outer_row_over_a_table(emu: Emulator, source: str, cte: bool) -> None:
+    found = rows(
+        emu,
+        "(select t.k * 10 from (values 0) limit 1), "
+        "exists(select t.amount from (values 2) v(n) where v.n = t.k)",
+        source,
+        cte,
+        "order by t.k",
+    )
+    assert found == [["10", "false"], ["20", "true"], ["30", "false"], ["40", "false"],
+                     ["50", "false"]]  # fmt: skip
+    reason = failure(
+        emu, source_sql(source, cte, "(select t.k from (values 0, 1) v(n) where v.n > 0)")
+    )
+    assert reason.startswith("NOT_SUPPORTED") and "correlated subquery" in reason, reason

@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from sqlglot import exp
 
+from athena_spark_emulator.sql.correlated import outer_projection
 from athena_spark_emulator.sql.functions.table import SHAPES, Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import spark, type_of
 from athena_spark_emulator.sql.udfs import PREFIX
@@ -138,11 +139,13 @@ def _distinct_order(node: exp.Select) -> None:
 @rewrites(exp.Select, "select")
 def select(node: exp.Expression) -> exp.Expression:
     """A query's checks of names that Spark resolves otherwise than Trino: the columns of
-    a JOIN ... USING (:func:`_using_references`) and the ORDER BY of a SELECT DISTINCT
-    (:func:`_distinct_order`)."""
+    a JOIN ... USING (:func:`_using_references`), the ORDER BY of a SELECT DISTINCT
+    (:func:`_distinct_order`) and a subquery's select list reading the outer query
+    (correlated.py)."""
     assert isinstance(node, exp.Select)
     _using_references(node)
     _distinct_order(node)
+    outer_projection(node)
     return node
 
 
