@@ -210,3 +210,25 @@ def test_subquery_reading_the_outer_row_over_a_table(emu: Emulator, source: str,
         emu, source_sql(source, cte, "(select t.k from (values 0, 1) v(n) where v.n > 0)")
     )
     assert reason.startswith("NOT_SUPPORTED") and "correlated subquery" in reason, reason
+
+
+# ---- RANGE frames with a fractional offset (TestWindowFrameRange) -------------------------
+def test_range_frame_with_a_fractional_offset_over_integers(emu: Emulator) -> None:
+    sql = (
+        "SELECT a, array_agg(a) OVER(ORDER BY a RANGE BETWEEN 0.5 FOLLOWING AND 1.5 FOLLOWING) "
+        "FROM (VALUES 1, 2, 4) t(a) ORDER BY a"
+    )
+    assert answer(emu, sql) == [["1", "[2]"], ["2", None], ["4", None]]
+
+
+@pytest.mark.parametrize("source, cte", FORMS, ids=FORM_IDS)
+def test_range_frame_with_a_fractional_offset_over_a_table(
+    emu: Emulator, source: str, cte: bool
+) -> None:
+    window = "order by t.k range between 0.5 following and 1.5 following"
+    found = rows(emu, f"t.k, array_agg(t.k) over ({window})", source, cte, "order by t.k")
+    assert found == [["1", "[2]"], ["2", "[3]"], ["3", "[4]"], ["4", "[5]"], ["5", None]]
+    # amount is a decimal(18,2): an offset of 0.005 keeps 10.00 and 10.01 apart
+    window = "order by t.amount range between 0.005 preceding and 0.005 following"
+    found = rows(emu, f"t.k, count(*) over ({window})", source, cte, "order by t.k")
+    assert found == [["1", "1"], ["2", "1"], ["3", "1"], ["4", "1"], ["5", "1"]]

@@ -12,7 +12,15 @@ from typing import Any, Callable, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, spark, type_of
+from athena_spark_emulator.sql.spark_forms import (
+    is_date,
+    is_decimal,
+    is_double,
+    is_integral,
+    is_timestamp,
+    spark,
+    type_of,
+)
 
 _cls: Any
 _name: str
@@ -82,7 +90,10 @@ def range_frame(node: exp.Expression) -> exp.Expression:
         for o in offsets
         if isinstance(o, exp.Interval) and o.args.get("unit") is not None
     }
-    if not units or len(order.expressions) != 1 or window.meta.get("athena_range_frame"):
+    if len(order.expressions) != 1 or window.meta.get("athena_range_frame"):
+        return node
+    if not units:
+        _fractional_offsets(window, order.expressions[0].this, offsets)
         return node
     key = order.expressions[0].this
     kind = type_of(key)
@@ -95,6 +106,45 @@ def range_frame(node: exp.Expression) -> exp.Expression:
         key.replace(spark("_0 + INTERVAL '0' SECOND", key))
     window.meta["athena_range_frame"] = True
     return node
+
+
+def _fractional_offsets(window: exp.Window, key: exp.Expression, offsets: list) -> None:
+    """A RANGE frame whose offset has a fraction (``RANGE BETWEEN 0.5 PRECEDING ...``) over
+    an integer key: Trino compares the key plus or minus the offset in their common type
+    (a decimal; StatementAnalyzer's frame offset coercion), Spark casts the offset to the
+    key's type (0.5 becomes 0). The key is made a decimal of the offset's scale (every
+    integer fits in 19 digits), a double for a double offset; over a key of another or an
+    unknown type such an offset is refused."""
+    kinds = [type_of(o) for o in offsets if isinstance(o, exp.Expression) and type_of(o)]
+    fractional = [k for k in kinds if is_double(k) or (is_decimal(k) and _scale(k) > 0)]
+    if not fractional:
+        return
+    kind = type_of(key)
+    scale = max(_scale(k) if is_decimal(k) else 0 for k in fractional)
+    if kind is not None and is_decimal(kind) and _scale(kind) < scale:
+        # Spark would round the offset to the key's scale
+        digits = min(38, int(kind.expressions[0].name) + scale - _scale(kind))
+        key.replace(exp.Cast(this=key.copy(), to=exp.DataType.build(f"decimal({digits}, {scale})")))
+        window.meta["athena_range_frame"] = True
+        return
+    if not is_integral(kind):
+        if is_decimal(kind) or is_double(kind):
+            return
+        raise Refused(
+            f"{window.sql('athena')} (a RANGE frame with a fractional offset over a key of "
+            "a type the emulator cannot tell)"
+        )
+    if any(is_double(k) for k in fractional):
+        key.replace(exp.Cast(this=key.copy(), to=exp.DataType.build("double")))
+    else:
+        target = exp.DataType.build(f"decimal({19 + scale}, {scale})")
+        key.replace(exp.Cast(this=key.copy(), to=target))
+    window.meta["athena_range_frame"] = True
+
+
+def _scale(kind: Any) -> int:
+    params = kind.expressions
+    return int(params[1].name) if len(params) > 1 else 0
 
 
 for _cls, _name in (
