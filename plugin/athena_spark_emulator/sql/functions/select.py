@@ -40,13 +40,28 @@ for _cls in (
     exp.Null,
     exp.Boolean,
     exp.Paren,
-    exp.Window,
     exp.Var,
     exp.Exists,
     exp.DataTypeParam,
     exp.Interval,
 ):
     same(_cls, _cls.__name__.lower())
+
+
+def _window_check(node: exp.Expression) -> Optional[str]:
+    """Trino's StatementAnalyzer.analyzeWindowFunctions: an ORDER BY inside the call of a
+    window function fails (``array_agg(x ORDER BY x) OVER (...)``), as do lag and lead
+    over a window without ORDER BY (Spark would run both)."""
+    call = node.this
+    if isinstance(call, exp.AggFunc) and isinstance(call.this, exp.Order):
+        raise Fails("NOT_SUPPORTED: Window function with ORDER BY is not supported")
+    if isinstance(call, (exp.Lag, exp.Lead)) and not node.args.get("order"):
+        name = "lag" if isinstance(call, exp.Lag) else "lead"
+        raise Fails(f"SYNTAX_ERROR: {name} function requires an ORDER BY window clause")
+    return None
+
+
+same(exp.Window, "window", _window_check)
 
 
 def _frame(node: exp.Expression) -> exp.Expression:

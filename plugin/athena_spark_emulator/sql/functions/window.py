@@ -26,12 +26,12 @@ _cls: Any
 _name: str
 
 
-# ---- the ranking functions and lag/lead over a window without ORDER BY --------------------
+# ---- the ranking functions over a window without ORDER BY --------------------------------
 def unordered_window(node: exp.Expression) -> exp.Expression:
-    """``node`` (a ranking function, lag or lead) with an ORDER BY in its window when the
-    window has none. Trino runs them over an unordered window (StatementAnalyzer requires
-    no ORDER BY for them; WindowOperator then sees all rows of a partition as peers, in the
-    order they come): ``row_number() over ()`` numbers the rows 1..n in an arbitrary order,
+    """``node`` (a ranking function) with an ORDER BY in its window when the window has
+    none. Trino runs them over an unordered window (StatementAnalyzer requires an ORDER BY
+    of lag and lead only: functions/select.py fails them without; WindowOperator then sees
+    all rows of a partition as peers, in the order they come): ``row_number() over ()`` numbers the rows 1..n in an arbitrary order,
     ``rank()``, ``dense_rank()`` are 1, ``percent_rank()`` 0, ``cume_dist()`` 1 for every
     row. Spark refuses them without an ORDER BY (Window function ... requires window to be
     ordered), so the window is ordered by a constant: every row a peer of every other, as
@@ -51,13 +51,13 @@ for _cls, _name in (
     (exp.RowNumber, "row_number"),
     (exp.Rank, "rank"),
     (exp.DenseRank, "dense_rank"),
-    (exp.Lag, "lag"),
-    (exp.Lead, "lead"),
     (exp.PercentRank, "percent_rank"),
     (exp.CumeDist, "cume_dist"),
     (exp.Ntile, "ntile"),
 ):
     rewrites(_cls, _name)(unordered_window)
+same(exp.Lag, "lag")  # its window has an ORDER BY (functions/select.py fails it without)
+same(exp.Lead, "lead")
 
 
 # ---- RANGE frames with an interval offset ----------------------------------------------------
