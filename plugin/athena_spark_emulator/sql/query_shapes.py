@@ -14,6 +14,7 @@ from typing import Callable, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql import spark_forms, syntax
+from athena_spark_emulator.sql.functions.select import struct_field_names
 from athena_spark_emulator.sql.functions.table import SHAPES, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import spark, type_of
 from athena_spark_emulator.sql.syntax import Untranslatable
@@ -192,17 +193,6 @@ def _unnested(value: exp.Expression) -> tuple:
     return None, None
 
 
-def _row_fields(element: Optional[exp.Expression]) -> Optional[list]:
-    """The Spark field names of a row element type (Trino's anonymous fields are the
-    emulator's field0, field1, ...); None when not a row."""
-    if not isinstance(element, exp.DataType) or element.this != exp.DataType.Type.STRUCT:
-        return None
-    names = []
-    for i, field in enumerate(element.expressions):
-        names.append(field.name if isinstance(field, exp.ColumnDef) else f"field{i}")
-    return names
-
-
 def unnest_generator(unnest: exp.Unnest, columns: list) -> tuple:
     """Spark's generator for Trino's ``UNNEST(a, b, ...) [WITH ORDINALITY] AS t(columns)``
     and its output columns: arrays side by side, the shorter ones padded with NULLs (a NULL
@@ -234,18 +224,27 @@ def _unnamed_columns(shapes: list, ordinality: bool) -> list:
     """The columns of an ``UNNEST(...)`` without an ``AS t(x, ...)`` list: Trino's
     RelationPlanner gives it one column per array (a map two, an array of rows one per
     field, WITH ORDINALITY one more), which a query reads through ``*`` (named ``_col0``,
-    ``_col1``, ... as Trino's unnamed output columns are) or not at all."""
-    count = 0
+    ``_col1``, ... as Trino's unnamed output columns are) or not at all. The column of a
+    named row field has the field's name (StatementAnalyzer.visitUnnest: a RowType's
+    fields keep their names), so ``SELECT x FROM UNNEST(array of row(x, y))`` reads it."""
+    names: list = []
     for kind, element in shapes:
-        fields = _row_fields(element)
-        count += 2 if kind == "map" else len(fields) if fields else 1
-    count += 1 if ordinality else 0
-    return [exp.to_identifier(f"_col{i}") for i in range(count)]
+        fields = struct_field_names(element)
+        if kind == "map":
+            names.extend([None, None])
+        elif fields:
+            named = [isinstance(f, exp.ColumnDef) for f in element.expressions]
+            names.extend(f if is_named else None for f, is_named in zip(fields, named))
+        else:
+            names.append(None)
+    if ordinality:
+        names.append(None)
+    return [exp.to_identifier(n or f"_col{i}") for i, n in enumerate(names)]
 
 
 def _one_array(value: exp.Expression, shape: tuple, count: int) -> exp.Expression:
     kind, element = shape
-    fields = _row_fields(element)
+    fields = struct_field_names(element)
     if fields is None:
         if kind is None and count != 1:
             raise Refused(
@@ -273,7 +272,7 @@ def _side_by_side(values: list, shapes: list, count: int, ordinality: bool) -> e
             raise Refused(
                 f"UNNEST({value.sql('athena')}, ...) (an element type the emulator cannot tell)"
             )
-        fields = _row_fields(element)
+        fields = struct_field_names(element)
         at = spark("try_element_at(_0, _i + 1)", value)
         if fields is None:
             parts.append(at)
@@ -366,7 +365,7 @@ def row_fields(node: exp.Expression) -> exp.Expression:
     if not isinstance(dot, exp.Dot) or dot.expression is not node or node.expressions:
         raise Refused(f"{node.sql('athena')} (fields() of a row only)")
     kind = type_of(dot.this)
-    names = _row_fields(kind)
+    names = struct_field_names(kind)
     if (
         kind is None
         or names is None
@@ -465,7 +464,7 @@ def lambda_parameter_type(node: exp.Expression) -> Optional[exp.DataType]:
 def row_subscript(node: exp.Expression, kind: exp.DataType) -> exp.Expression:
     """``row[i]``: the row's i-th field (from 1; a constant index, as Trino requires)."""
     [index] = node.expressions
-    names = _row_fields(kind) or []
+    names = struct_field_names(kind) or []
     if not (isinstance(index, exp.Literal) and not index.is_string and index.this.isdigit()):
         raise Refused(f"the subscript {node.sql('athena')} (of a row, by a constant only)")
     position = int(index.this)

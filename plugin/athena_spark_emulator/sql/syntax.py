@@ -268,6 +268,18 @@ def mark_array_indexes(tree: exp.Expression) -> None:
             bracket.meta[ZERO_BASED] = True
 
 
+def _values_width(row: exp.Expression) -> int:
+    """The columns of a VALUES row: its items, or the fields of its one value when that is
+    cast to a row type (Trino's StatementAnalyzer.visitValues gives a row-typed value a
+    column per field; functions/select.py spreads them)."""
+    items = row.expressions if isinstance(row, exp.Tuple) else [row]
+    if len(items) == 1 and isinstance(items[0], exp.Cast):
+        to = items[0].to
+        if to.this == exp.DataType.Type.STRUCT and to.expressions:
+            return len(to.expressions)
+    return len(items)
+
+
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
     check_first_word(statement)
@@ -310,8 +322,7 @@ def parse(statement: str) -> exp.Expression:
         tree = INLINE_FUNCTIONS[0](tree)
     if isinstance(tree, exp.Values) and tree.expressions and not tree.args.get("alias"):
         # a VALUES statement: its rows as a query, its columns named _col0, _col1, ...
-        first = tree.expressions[0]
-        width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
+        width = _values_width(tree.expressions[0])
         names = [f"_col{i}" for i in range(width)]
         tree = exp.select("*").from_(tree.as_("_values", table=names))
     return tree

@@ -13,7 +13,9 @@ import sqlglot
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.conversion import type_name
+from athena_spark_emulator.sql.functions.select import USING_TYPES
 from athena_spark_emulator.sql.functions.table import TABLE, Refused
+from athena_spark_emulator.sql.functions.window import spread_windows
 from athena_spark_emulator.sql.query_shapes import unnest_generator
 from athena_spark_emulator.sql.return_types import EXPRESSION_METADATA
 from athena_spark_emulator.sql.spark_forms import literal_type, type_of
@@ -191,6 +193,7 @@ def athena_semantics(
     if unnests:
         _from_unnest_check(tree)
     tree = rewrite(tree)
+    tree = spread_windows(tree)
     if unnests:
         unnest_joins(tree)
         from_unnests(tree)
@@ -246,7 +249,8 @@ def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> 
     schema = MappingSchema(
         {name: dict(cols) for name, cols in schemas.items()}, dialect=DIALECT, normalize=False
     )
-    if not tree.find(exp.Column):
+    using = any(j.args.get("using") for j in tree.find_all(exp.Join))
+    if not tree.find(exp.Column) and not using:
         annotate_types(tree, schema=schema, expression_metadata=EXPRESSION_METADATA)
         return
     nodes = list(tree.walk())
@@ -261,8 +265,21 @@ def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> 
         found = node.meta.get("athena_node") if node._meta else None
         if found is not None and node.type is not None:
             nodes[found].type = node.type
+        if found is not None and isinstance(node, exp.Join) and nodes[found].args.get("using"):
+            nodes[found].meta[USING_TYPES] = _using_types(node)
     if _has_star(tree):  # the columns behind a * (qualified on the copy), for output_types
         tree.meta[STAR_TYPES] = tuple(type_name(value) for value in _values(work))
+
+
+def _using_types(join: exp.Join) -> dict:
+    """{column: (left type, right type)} of a JOIN ... USING that sqlglot's qualify_columns
+    made ``ON l.k = r.k`` (on the annotated copy)."""
+    found = {}
+    for equal in join.find_all(exp.EQ):
+        left, right = equal.this, equal.expression
+        if isinstance(left, exp.Column) and isinstance(right, exp.Column):
+            found[left.name] = (type_name(left), type_name(right))
+    return found
 
 
 def rewrite(tree: exp.Expression) -> exp.Expression:

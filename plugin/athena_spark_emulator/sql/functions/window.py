@@ -12,24 +12,52 @@ from typing import Any, Callable, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import is_date, is_timestamp, spark, type_of
+from athena_spark_emulator.sql.spark_forms import (
+    is_date,
+    is_decimal,
+    is_double,
+    is_integral,
+    is_timestamp,
+    spark,
+    type_of,
+)
 
 _cls: Any
 _name: str
 
 
-# verified as sqlglot renders them (Spark's function has Trino's semantics)
+# ---- the ranking functions over a window without ORDER BY --------------------------------
+def unordered_window(node: exp.Expression) -> exp.Expression:
+    """``node`` (a ranking function) with an ORDER BY in its window when the window has
+    none. Trino runs them over an unordered window (StatementAnalyzer requires an ORDER BY
+    of lag and lead only: functions/select.py fails them without; WindowOperator then sees
+    all rows of a partition as peers, in the order they come): ``row_number() over ()`` numbers the rows 1..n in an arbitrary order,
+    ``rank()``, ``dense_rank()`` are 1, ``percent_rank()`` 0, ``cume_dist()`` 1 for every
+    row. Spark refuses them without an ORDER BY (Window function ... requires window to be
+    ordered), so the window is ordered by a constant: every row a peer of every other, as
+    in Trino, and Spark numbers them in the order they come, which is Athena's answer too
+    (Trino promises no order). dbt-athena's own tests send ``row_number() over ()``."""
+    outer = node
+    while isinstance(outer.parent, (exp.IgnoreNulls, exp.RespectNulls)):
+        outer = outer.parent
+    window = outer.parent
+    if isinstance(window, exp.Window) and window.this is outer and not window.args.get("order"):
+        window.set("order", exp.Order(expressions=[exp.Ordered(this=exp.Literal.number(1))]))
+    return node
+
+
+# Spark's function has Trino's semantics (as sqlglot renders it) once its window is ordered
 for _cls, _name in (
     (exp.RowNumber, "row_number"),
     (exp.Rank, "rank"),
     (exp.DenseRank, "dense_rank"),
-    (exp.Lag, "lag"),
-    (exp.Lead, "lead"),
     (exp.PercentRank, "percent_rank"),
     (exp.CumeDist, "cume_dist"),
     (exp.Ntile, "ntile"),
 ):
-    same(_cls, _name)
+    rewrites(_cls, _name)(unordered_window)
+same(exp.Lag, "lag")  # its window has an ORDER BY (functions/select.py fails it without)
+same(exp.Lead, "lead")
 
 
 # ---- RANGE frames with an interval offset ----------------------------------------------------
@@ -62,7 +90,10 @@ def range_frame(node: exp.Expression) -> exp.Expression:
         for o in offsets
         if isinstance(o, exp.Interval) and o.args.get("unit") is not None
     }
-    if not units or len(order.expressions) != 1 or window.meta.get("athena_range_frame"):
+    if len(order.expressions) != 1 or window.meta.get("athena_range_frame"):
+        return node
+    if not units:
+        _fractional_offsets(window, order.expressions[0].this, offsets)
         return node
     key = order.expressions[0].this
     kind = type_of(key)
@@ -75,6 +106,45 @@ def range_frame(node: exp.Expression) -> exp.Expression:
         key.replace(spark("_0 + INTERVAL '0' SECOND", key))
     window.meta["athena_range_frame"] = True
     return node
+
+
+def _fractional_offsets(window: exp.Window, key: exp.Expression, offsets: list) -> None:
+    """A RANGE frame whose offset has a fraction (``RANGE BETWEEN 0.5 PRECEDING ...``) over
+    an integer key: Trino compares the key plus or minus the offset in their common type
+    (a decimal; StatementAnalyzer's frame offset coercion), Spark casts the offset to the
+    key's type (0.5 becomes 0). The key is made a decimal of the offset's scale (every
+    integer fits in 19 digits), a double for a double offset; over a key of another or an
+    unknown type such an offset is refused."""
+    kinds = [type_of(o) for o in offsets if isinstance(o, exp.Expression) and type_of(o)]
+    fractional = [k for k in kinds if is_double(k) or (is_decimal(k) and _scale(k) > 0)]
+    if not fractional:
+        return
+    kind = type_of(key)
+    scale = max(_scale(k) if is_decimal(k) else 0 for k in fractional)
+    if kind is not None and is_decimal(kind) and _scale(kind) < scale:
+        # Spark would round the offset to the key's scale
+        digits = min(38, int(kind.expressions[0].name) + scale - _scale(kind))
+        key.replace(exp.Cast(this=key.copy(), to=exp.DataType.build(f"decimal({digits}, {scale})")))
+        window.meta["athena_range_frame"] = True
+        return
+    if not is_integral(kind):
+        if is_decimal(kind) or is_double(kind):
+            return
+        raise Refused(
+            f"{window.sql('athena')} (a RANGE frame with a fractional offset over a key of "
+            "a type the emulator cannot tell)"
+        )
+    if any(is_double(k) for k in fractional):
+        key.replace(exp.Cast(this=key.copy(), to=exp.DataType.build("double")))
+    else:
+        target = exp.DataType.build(f"decimal({19 + scale}, {scale})")
+        key.replace(exp.Cast(this=key.copy(), to=target))
+    window.meta["athena_range_frame"] = True
+
+
+def _scale(kind: Any) -> int:
+    params = kind.expressions
+    return int(params[1].name) if len(params) > 1 else 0
 
 
 for _cls, _name in (
@@ -128,3 +198,53 @@ def in_clauses(node: exp.Expression, build: Callable[[Wrap], exp.Expression]) ->
         return form
     outer.replace(form)
     return node
+
+
+# ---- a window over an aggregate whose Spark form is an expression of aggregates ------------
+#: what Spark runs OVER a window as it is: an aggregate or window function call
+_WINDOWED = (exp.AggFunc, exp.Filter, exp.IgnoreNulls, exp.RespectNulls, exp.Anonymous)
+
+
+def _over_each(inner: exp.Expression) -> list:
+    """The outermost aggregate calls of ``inner`` (each with its own FILTER)."""
+    calls = []
+    for found in inner.find_all(exp.AggFunc):
+        call: Any = found
+        if any(isinstance(a, exp.AggFunc) for a in _ancestors(call, inner)):
+            continue
+        while isinstance(call.parent, exp.Filter) and call.parent.this is call:
+            call = call.parent
+        calls.append(call)
+    return calls
+
+
+def _ancestors(node: exp.Expression, top: exp.Expression) -> list:
+    found, parent = [], node.parent
+    while parent is not None and parent is not top:
+        found.append(parent)
+        parent = parent.parent
+    return found
+
+
+def spread_windows(tree: exp.Expression) -> exp.Expression:
+    """Each window whose function's Spark form is an expression of aggregates (Trino's
+    ``array_agg(x) OVER (...)`` is ``CASE WHEN count(1) = 0 THEN NULL ELSE
+    transform(collect_list(...), ...) END``, which Spark cannot run OVER a window) as that
+    expression with the window on each aggregate call in it: every call reads the same
+    frame (WindowOperator gives the function one frame per row), so the expression's value
+    is the function's over that frame, as :func:`in_clauses` does for one function."""
+    for window in list(tree.find_all(exp.Window)):
+        inner = window.this
+        if isinstance(inner, _WINDOWED) or not isinstance(inner, exp.Expression):
+            continue
+        calls = _over_each(inner)
+        if not calls:
+            continue
+        for call in calls:
+            over = window.copy()
+            over.set("this", call.copy())
+            call.replace(over)
+        if window is tree:
+            return inner
+        window.replace(inner)
+    return tree
