@@ -11,6 +11,7 @@ the ordered array_agg -> 1,3,2; day_of_week -> 6; the column of 5/2 named '(5 / 
 
 from __future__ import annotations
 
+import time
 from typing import Any, Iterator, List, Optional, Tuple
 
 import pytest
@@ -31,7 +32,15 @@ def run(emu: Emulator, sql: str) -> Tuple[str, Any]:
     exec_id = athena.start_query_execution(
         QueryString=sql, QueryExecutionContext={"Database": "default"}, WorkGroup="primary"
     )["QueryExecutionId"]
-    status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
+    # The emulator runs a statement within StartQueryExecution; on a loaded machine the
+    # client's read timeout can end that call first (botocore retries with the same token and
+    # gets the execution id), so the statement may still be RUNNING here: wait for it.
+    deadline = time.monotonic() + 900
+    while True:
+        status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
+        if status["State"] not in ("QUEUED", "RUNNING") or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
     if status["State"] != "SUCCEEDED":
         return status["State"], status.get("StateChangeReason", "")
     result = athena.get_query_results(QueryExecutionId=exec_id)["ResultSet"]
@@ -45,6 +54,9 @@ def run(emu: Emulator, sql: str) -> Tuple[str, Any]:
     "sql, expected",
     [
         ("select 5/2", "2"),
+        # Spark's variable substitution would empty ${...} in the statement's text
+        ("select '${xyz}'", "${xyz}"),
+        ("select concat(s, '$${a}b') from (values 'x') t(s)", "x$${a}b"),
         (
             "select date_add('hour', 9, timestamp '2020-03-01 00:00:00')",
             "2020-03-01 09:00:00.000",

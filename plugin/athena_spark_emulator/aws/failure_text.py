@@ -214,10 +214,13 @@ def _failing_expression(text: str) -> str:
 
 def _cast_source(operand: str) -> str:
     """Trino's name of the type a cast's operand has, as the emulator translates it: a
-    string literal is VARCHAR, ``CAST('10' AS BIGINT)`` a BIGINT, the finite check of a
+    string literal is VARCHAR, an integer literal INTEGER (BIGINT past 32 bits),
+    ``CAST('10' AS BIGINT)`` a BIGINT, the finite check of a
     double or real names its type; "" when it cannot be told."""
     if operand.startswith("'"):
         return "VARCHAR"
+    if re.fullmatch(r"-?\d+", operand):  # Trino's integer literal: INTEGER, past 2^31 BIGINT
+        return "INTEGER" if -(2**31) <= int(operand) < 2**31 else "BIGINT"
     typed = re.fullmatch(r"CAST\('[^']*' AS (\w+(?:\(\d+, \d+\))?)\)", operand, re.IGNORECASE)
     if typed:
         return {"INT": "INTEGER", "FLOAT": "REAL", "STRING": "VARCHAR"}.get(

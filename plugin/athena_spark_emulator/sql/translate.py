@@ -48,6 +48,7 @@ def to_spark(
     try:
         name_columns(copy)
         copy = athena_semantics(copy, schemas or {})
+        no_variable_references(copy)
         found = json_columns(copy)
         kinds = output_types(copy)
         # the tree is this call's own copy: the generator need not copy it again
@@ -198,6 +199,21 @@ def athena_semantics(
         unnest_joins(tree)
         from_unnests(tree)
     return tree
+
+
+def no_variable_references(tree: exp.Expression) -> None:
+    """Each string literal that holds ``${`` as a ``concat`` that never shows it: Spark's
+    SQL variable substitution (``spark.sql.variable.substitute``, on in the session that
+    also runs the Python models, as on Athena Spark) reads ``${name}`` in a statement's text
+    and empties it, where Athena keeps the characters (``SELECT '${x}'`` is ``${x}``)."""
+    for literal in list(tree.find_all(exp.Literal)):
+        if not literal.is_string or "${" not in literal.this:
+            continue
+        first, *rest = literal.this.split("${")
+        pieces = [exp.Literal.string(first)]
+        for piece in rest:
+            pieces += [exp.Literal.string("$"), exp.Literal.string("{" + piece)]
+        literal.replace(exp.Anonymous(this="concat", expressions=pieces))
 
 
 def _name_of(node: Any) -> str:
