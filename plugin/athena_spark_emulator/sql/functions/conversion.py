@@ -26,7 +26,8 @@ from typing import Any, Optional
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions.table import Hooks, Refused, rewrites, same
+from athena_spark_emulator.sql.functions.json import java_double
+from athena_spark_emulator.sql.functions.table import Fails, Hooks, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import (
     decimal_parts,
     is_date,
@@ -350,9 +351,43 @@ def _source_value(value: exp.Expression, source: Any, target: exp.DataType, safe
         value = _finite(value, source, target)
         if safe:
             value = value.transform(try_form)
+    if target.this == T.BIGINT and source is not None and source.this == T.DOUBLE:
+        value = udf_call("double_to_bigint", value)
+        return value.transform(try_form) if safe else value
     if is_integral(target) and (is_double(source) or is_decimal(source)):
         value = spark("round(_0)", value)
     return value
+
+
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+@udf("double_to_bigint", "bigint")
+def double_to_bigint(value: Optional[float]) -> Optional[int]:
+    """CAST(double AS bigint), Trino's DoubleOperators.castToLong: rounded half up (away
+    from zero, DoubleMath.roundToLong); NaN, the infinities and a value beyond a long fail
+    ``Unable to cast 9.223372036854776E18 to bigint`` (Spark's cast gives the nearest long)."""
+    if value is None:
+        return None
+    rounded = None
+    if math.isfinite(value):
+        rounded = int(decimal.Decimal(value).to_integral_value(rounding=decimal.ROUND_HALF_UP))
+    if rounded is None or not _LONG_MIN <= rounded <= _LONG_MAX:
+        text = java_double(value)
+        raise AthenaError(f"INVALID_CAST_ARGUMENT: Unable to cast {text} to bigint")
+    return rounded
+
+
+def _check_decimal_precision(target: exp.DataType) -> None:
+    """DECIMAL(p, s) with p outside 1..38 fails as Trino's DecimalType.createDecimalType
+    fails (Spark takes DECIMAL(0, 0))."""
+    if target.this != T.DECIMAL or not target.expressions:
+        return
+    precision = int(target.expressions[0].this.this)
+    if not 1 <= precision <= 38:
+        raise Fails(
+            f"INVALID_FUNCTION_ARGUMENT: DECIMAL precision must be in range [1, 38]: {precision}"
+        )
 
 
 def _to_timestamp(
@@ -373,6 +408,7 @@ def _cast(node: Any, safe: bool) -> exp.Expression:
     if hooked is not None:
         return hooked
     source = type_of(value)
+    _check_decimal_precision(target)
     if target.this == T.DECIMAL and not target.expressions:
         target = _bare_decimal(value)
     if target.this in (T.VARCHAR, T.CHAR, T.TEXT):

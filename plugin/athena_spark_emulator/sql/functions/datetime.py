@@ -38,7 +38,6 @@ from athena_spark_emulator.sql.functions.datetime_zoned import (
     _zone_literal,
     cast_from_zoned,
     is_tstz,
-    to_unixtime_form,
     tstz,
     typed_cast,
 )
@@ -172,7 +171,13 @@ def date_add(node: exp.Expression) -> exp.Expression:
             out = spark(f"date_add(_0, CAST(_1 AS INT) * {days})", node.this, node.expression)
         return typed(out, "date")
     out = call("timestampadd", exp.var(UNITS[unit]), node.expression, node.this)
-    out.type = type_of(node.this)
+    source = type_of(node.this)
+    digits = _precision_of(source) if source is not None and source.expressions else 3
+    if unit == "millisecond" and digits < 3:  # DateAdd: Timestamps.round to p digits, half up
+        size = 10 ** (3 - digits)
+        millis = f"CAST(floor((unix_millis(_0) + {size // 2}) / {size}) AS BIGINT) * {size}"
+        out = spark(f"timestamp_millis({millis})", out)
+    out.type = source
     return out
 
 
@@ -335,6 +340,13 @@ def to_milliseconds(node: exp.Expression) -> exp.Expression:
     [value] = node.expressions
     out = spark("unix_millis(TIMESTAMP '1970-01-01 00:00:00' + _0)", value)
     return typed(out, "bigint")
+
+
+def to_unixtime_form(node: exp.Expression) -> exp.Expression:
+    if _precision(type_of(node.this)) > 3:
+        raise Refused(f"{node.sql('athena')} (of a timestamp with time zone of more than 3 digits)")
+    out = udf_call("tstz_unixtime", node.this)
+    return typed(out, "double")
 
 
 @rewrites(exp.TimeToUnix, "to_unixtime")

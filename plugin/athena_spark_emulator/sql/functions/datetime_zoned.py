@@ -611,16 +611,7 @@ def _time_literal(
         raise Refused(f"{node.sql('athena')} (a time literal the emulator cannot read)")
     fraction = int(((match.group(4) or "") + "000000000")[:9])
     nanos = round_nanos(((hour * 60 + minute) * 60 + second) * 10**9 + fraction, precision)
-    zone_suffix = ""
-    if zoned:
-        offset = _OFFSET.match(zone_text or "")
-        if not offset and zone_text and zone_id(zone_text) not in (None, "UTC"):
-            # Athena engine 3: a political time zone with TIME is not supported
-            raise Fails(f"INVALID_LITERAL: '{text}' is not a valid TIME literal")
-        if not offset:
-            raise Refused(f"{node.sql('athena')} (a time literal the emulator cannot read)")
-        minutes = int(offset.group(3) or 0)
-        zone_suffix = f"{offset.group(1)}{int(offset.group(2)):02d}:{minutes:02d}"
+    zone_suffix = _offset_suffix(node, text, zone_text) if zoned else ""
     name = f"time({precision}) with time zone" if zoned else f"time({precision})"
     kind = exp.DataType(
         this=target.this, expressions=[exp.DataTypeParam(this=exp.Literal.number(precision))]
@@ -630,9 +621,10 @@ def _time_literal(
         child, parent = parent, parent.parent
     if isinstance(parent, (exp.Add, exp.Sub)) and not zoned and parent.this is child:
         nanos = _time_arithmetic(parent, nanos, name)
+        precision = max(3, precision)  # TimeOperators: time(p) +/- interval is time(max(3, p))
         result = _time_value(nanos, precision, zone_suffix, zoned)
-        result.type = kind
-        result.meta["athena_typeof"] = name
+        kind.set("expressions", [exp.DataTypeParam(this=exp.Literal.number(precision))])
+        result.type, result.meta["athena_typeof"] = kind, f"time({precision})"
         check_use(parent, "time", time=True)
         parent.replace(result)
         return node
@@ -640,6 +632,21 @@ def _time_literal(
     out = _time_value(nanos, precision, zone_suffix, zoned)
     out.meta["athena_time_text"] = _time_text(nanos, precision) + zone_suffix
     return _typed(out, name, kind)
+
+
+def _offset_suffix(node: exp.Expression, text: str, zone_text: Optional[str]) -> str:
+    """The ``+08:35`` of a TIME WITH TIME ZONE literal: an offset of -14:00 to +14:00
+    (Trino's DateTimes.parseTimeWithTimeZone; Athena refuses a zone's name)."""
+    offset = _OFFSET.match(zone_text or "")
+    if not offset and zone_text and zone_id(zone_text) not in (None, "UTC"):
+        # Athena engine 3: a political time zone with TIME is not supported
+        raise Fails(f"INVALID_LITERAL: '{text}' is not a valid TIME literal")
+    if not offset:
+        raise Refused(f"{node.sql('athena')} (a time literal the emulator cannot read)")
+    hours, minutes = int(offset.group(2)), int(offset.group(3) or 0)
+    if minutes > 59 or hours * 60 + minutes > 14 * 60:
+        raise Fails(f"INVALID_LITERAL: '{text}' is not a valid time literal")
+    return f"{offset.group(1)}{hours:02d}:{minutes:02d}"
 
 
 def _time_text(nanos: int, precision: int) -> str:
@@ -749,8 +756,9 @@ def cast_from_zoned(node: exp.Expression, safe: bool) -> exp.Expression:
     precision = _precision(type_of(value))
     if target.this == T.TIMESTAMP:
         digits = _precision(target)
-        if precision > 6 and digits > 6:
-            raise Refused(f"{node.sql('athena')} (a timestamp of more than 6 digits)")
+        if digits not in (3, 6):  # conversion._timestamp_target's rule: results print 3 or 6
+            what = f"CAST({tstz_type(precision).sql('athena')} AS {target.sql('athena')})"
+            raise Refused(f"{what} (timestamp(3) and timestamp(6) only)")
         out = udf_call("tstz_to_timestamp", value, exp.Literal.number(digits))
         return _typed(out, f"timestamp({digits})", exp.DataType.build(f"timestamp({digits})"))
     if target.this == T.DATE:
@@ -769,10 +777,3 @@ def tstz_unixtime(value: Any) -> Optional[float]:
     if value is None:
         return None
     return (instant(value)[0] // 10**6) / 1000.0
-
-
-def to_unixtime_form(node: exp.Expression) -> exp.Expression:
-    if _precision(type_of(node.this)) > 3:
-        raise Refused(f"{node.sql('athena')} (of a timestamp with time zone of more than 3 digits)")
-    out = udf_call("tstz_unixtime", node.this)
-    return typed(out, "double")

@@ -7,14 +7,16 @@ cosine_similarity/cosine_distance, truncate, width_bucket, from_base/to_base. Ex
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+import re
+from typing import Any, Optional, Tuple
 
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.array import _DOT, _NORM, _arrays_of_numbers
-from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
+from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import (
     decimal_parts,
+    is_date,
     is_decimal,
     is_double,
     is_integral,
@@ -34,12 +36,52 @@ _name: str
 # ---- operators ----------------------------------------------------------------
 for _cls, _name in (
     (exp.Neg, "unary -"),
-    (exp.Add, "+"),
-    (exp.Sub, "-"),
     (exp.Mul, "*"),
     (exp.Mod, "%"),
 ):
     same(_cls, _name)
+
+_TIME_OF_DAY_MILLIS = {"HOUR": 3_600_000, "MINUTE": 60_000, "SECOND": 1000}
+
+
+def _time_of_day_interval(node: exp.Expression) -> Optional[Tuple[Optional[int]]]:
+    """(its milliseconds,) of an interval of hours, minutes or seconds ((None,): its amount
+    is no integer literal); None: another value."""
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        node = node.this
+    unit = node.args.get("unit") if isinstance(node, exp.Interval) else None
+    millis = _TIME_OF_DAY_MILLIS.get(unit.name.upper()) if unit is not None else None
+    if millis is None:
+        return None
+    text = node.this.name.strip() if isinstance(node.this, exp.Literal) else ""
+    return (int(text) * millis if re.fullmatch(r"-?\d+", text) else None,)
+
+
+def _date_plus_time_of_day(node: exp.Expression) -> exp.Expression:
+    """A date plus or minus an interval of hours, minutes or seconds: Trino's
+    DateTimeOperators fail unless the interval is whole days (Spark answers a timestamp;
+    whole days given in hours are refused)."""
+    pairs = [(node.this, node.expression)]
+    if isinstance(node, exp.Add):
+        pairs.append((node.expression, node.this))
+    for date, interval in pairs:
+        found = _time_of_day_interval(interval)
+        if found is None or not is_date(type_of(date)):
+            continue
+        if found[0] is not None and found[0] % 86_400_000 != 0:
+            if isinstance(node, exp.Add):
+                raise Fails(
+                    "INVALID_FUNCTION_ARGUMENT: Cannot add hour, minutes or seconds to a date"
+                )
+            raise Fails(
+                "INVALID_FUNCTION_ARGUMENT: Cannot subtract hour, minutes or seconds from a date"
+            )
+        raise Refused(f"{node.sql('athena')} (a date and an interval of hours, minutes or seconds)")
+    return node
+
+
+rewrites(exp.Add, "+")(_date_plus_time_of_day)
+rewrites(exp.Sub, "-")(_date_plus_time_of_day)
 
 
 @rewrites(exp.Div, "/")
