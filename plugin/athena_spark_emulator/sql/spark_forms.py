@@ -35,6 +35,18 @@ LAMBDA_TYPES: List[Callable[[exp.Expression], Optional[exp.DataType]]] = []
 
 
 @cache
+def _parsed_type(text: str) -> exp.DataType:
+    return exp.DataType.build(text)
+
+
+def build_type(text: str) -> exp.DataType:
+    """``exp.DataType.build(text)``, parsed once per text (sqlglot parses the text on each
+    call, a tenth of a statement's translation): a copy each time, since callers put it into
+    trees."""
+    return _parsed_type(text).copy()
+
+
+@cache
 def _template(text: str) -> Any:
     return sqlglot.parse_one(text, read="spark")
 
@@ -122,7 +134,7 @@ def arithmetic_type(node: exp.Expression) -> Optional[exp.DataType]:
         return wider_integral(left, right)
     if is_double(left) or is_double(right):  # real with a number is real (Trino's RealOperators)
         double = exp.DataType.Type.DOUBLE in (left.this, right.this)
-        return exp.DataType.build("double" if double else "real")
+        return build_type("double" if double else "real")
     a, b = decimal_parts(left), decimal_parts(right)
     if a is None or b is None:
         return None
@@ -135,7 +147,7 @@ def arithmetic_type(node: exp.Expression) -> Optional[exp.DataType]:
     else:
         scale = max(s1, s2)
         precision = min(38, max(p1 - s1, p2 - s2) + scale + 1)
-    return exp.DataType.build(f"decimal({precision},{scale})")
+    return build_type(f"decimal({precision},{scale})")
 
 
 def decimal_division(
@@ -151,22 +163,22 @@ def decimal_division(
         return None
     (p1, s1), (_p2, s2) = a, b
     scale = max(s1, s2)
-    return exp.DataType.build(f"decimal({min(38, p1 + s2 + max(0, s2 - s1))},{scale})")
+    return build_type(f"decimal({min(38, p1 + s2 + max(0, s2 - s1))},{scale})")
 
 
 def literal_type(text: str) -> exp.DataType:
     lowered = text.lower()
     if "e" in lowered:
-        return exp.DataType.build("double")
+        return build_type("double")
     if "." in text:
         digits = text.replace(".", "").lstrip("0") or "0"
         scale = len(text.split(".", 1)[1])
         precision = max(len(digits), scale, 1)
-        return exp.DataType.build(f"decimal({precision},{scale})")
+        return build_type(f"decimal({precision},{scale})")
     value = int(text)
     if -(2**31) <= value < 2**31:
-        return exp.DataType.build("int")
-    return exp.DataType.build("bigint")
+        return build_type("int")
+    return build_type("bigint")
 
 
 def is_integral(kind: Optional[exp.DataType]) -> bool:
