@@ -57,6 +57,7 @@ from tests.conformance.java_source import (
 from tests.conformance.trino_values import (
     JValue,
     Skip,
+    _to_float32,
     decimal_text,
     java_type_of,
     jvalue,
@@ -343,6 +344,8 @@ class Interpreter:
 
 
 def java_number(literal: str) -> JValue:
+    """A Java number literal's value; a ``float`` one (``754.1985f``) holds its float32
+    value, so that widening it (``(double) 754.1985f``) gives 754.198486328125 as Java does."""
     t = literal.replace("_", "")
     suffix = t[-1].lower() if t[-1] in "lLfFdD" and not t.lower().startswith("0x") else ""
     if t.lower().startswith("0x") and "p" not in t.lower():
@@ -353,9 +356,9 @@ def java_number(literal: str) -> JValue:
     body = t[:-1] if suffix else t
     if t.lower().startswith("0x"):
         number = float.fromhex(body)
-        return jvalue("float" if suffix == "f" else "double", number)
+        return jvalue("float", _to_float32(number)) if suffix == "f" else jvalue("double", number)
     if suffix == "f":
-        return jvalue("float", float(body))
+        return jvalue("float", _to_float32(float(body)))
     if suffix == "d" or re.search(r"[.eE]", body):
         return jvalue("double", float(body))
     return jvalue("int", int(body))

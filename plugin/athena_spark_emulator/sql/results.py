@@ -8,6 +8,7 @@ import datetime
 import decimal
 import math
 import re
+import struct
 from typing import Any, Optional, Tuple
 
 _SIMPLE_TYPES = {
@@ -58,29 +59,45 @@ def athena_type(spark_type: Any) -> str:
     )
 
 
-def athena_value(value: Any, spark_type: str = "", digits: Optional[int] = None) -> Optional[str]:
+def athena_value(value: Any, spark_type: Any = "", digits: Optional[int] = None) -> Optional[str]:
     """A value as Athena's result text (None: SQL NULL, sent without ``VarCharValue``);
-    ``spark_type`` is the class name of the column's Spark type, where it matters;
-    ``digits`` the fraction digits of the column's Athena timestamp type
-    (:func:`fraction_digits`: a timestamp(6) prints 6 digits, zeros too)."""
+    ``spark_type`` is the column's Spark type, or its class name, where it matters (given
+    the type itself, the reals inside an array, map or row print as reals too);
+    ``digits`` the fraction digits of the column's Athena timestamp or decimal type
+    (:func:`fraction_digits`: a timestamp(6) prints 6 digits, zeros too; a decimal(38,20)
+    20, however Spark scaled the value it hands back)."""
     if value is None:
         return None
-    if spark_type == "YearMonthIntervalType" and isinstance(value, int):
+    kind = spark_type if isinstance(spark_type, str) else type(spark_type).__name__
+    if kind == "YearMonthIntervalType" and isinstance(value, int):
         return months_text(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (datetime.datetime, datetime.timedelta)):
         return time_text(value, digits)
-    if isinstance(value, (datetime.date, decimal.Decimal, int, float, str)):
-        return _non_finite(value) if isinstance(value, float) else str(value)
+    if isinstance(value, float):
+        return real_text(value) if kind == "FloatType" else _non_finite(value)
+    if isinstance(value, decimal.Decimal):
+        return decimal_text(value, digits)
+    if isinstance(value, (datetime.date, int, str)):
+        return str(value)
     if isinstance(value, (bytes, bytearray)):
         return " ".join(f"{b:02x}" for b in value)
+    return _container_text(value, spark_type)
+
+
+def _container_text(value: Any, spark_type: Any) -> Optional[str]:
+    """A map's (``{k=v, ...}``), a row's (``{name=v, ...}``) or an array's (``[v, ...]``)
+    text, each part printed by its type where ``spark_type`` is the Spark type itself."""
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{athena_value(k)}={_nested(v)}" for k, v in value.items()) + "}"
+        key, item = (getattr(spark_type, n, None) for n in ("keyType", "valueType"))
+        parts = (f"{_nested(k, key)}={_nested(v, item)}" for k, v in value.items())
+        return "{" + ", ".join(parts) + "}"
     if isinstance(value, (list, tuple)):
         if hasattr(value, "asDict"):  # a Spark Row: Athena's row text
-            return _row_text(value)
-        return "[" + ", ".join(_nested(v) for v in value) + "]"
+            return _row_text(value, spark_type)
+        element = getattr(spark_type, "elementType", None)
+        return "[" + ", ".join(_nested(v, element) for v in value) + "]"
     return str(value)
 
 
@@ -91,15 +108,73 @@ def _non_finite(value: float) -> str:
     return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
 
 
-def _row_text(row: Any) -> Optional[str]:
+def _float32(value: float) -> float:
+    """The float32 nearest ``value`` (infinite past the largest float32)."""
+    try:
+        return float(struct.unpack("<f", struct.pack("<f", value))[0])
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def real_text(value: float) -> str:
+    """A real as Athena prints it: Trino's RealType is a float32 (``Float.intBitsToFloat``)
+    and its text is Java's ``Float.toString``: the fewest decimal digits that read back as
+    the same float32 (``12.2``, not the widened double's ``12.199999809265137``), in E
+    notation below 1e-3 and from 1e7 (``1.0E7``, ``1.0E-4``, ``-2.1474836E9``), and
+    ``NaN``, ``Infinity``, ``-Infinity``, ``-0.0``."""
+    if not math.isfinite(value):
+        return _non_finite(value)
+    if value == 0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    target = _float32(value)
+    if not math.isfinite(target):
+        return _non_finite(target)
+    shortest = next(
+        text for text in (f"{target:.{p}e}" for p in range(9)) if _float32(float(text)) == target
+    )
+    return java_text(decimal.Decimal(shortest))
+
+
+def java_text(number: decimal.Decimal) -> str:
+    """A finite non-zero number's shortest digits as Java's Double.toString and
+    Float.toString lay them out: plain from 1e-3 up to 1e7 with at least one fraction digit
+    (``754.1985``, ``0.001``, ``100.0``), else ``d.dddE±n`` (``1.0E7``, ``1.0E-4``)."""
+    sign, digit_tuple, exponent = number.normalize().as_tuple()
+    digits = "".join(str(d) for d in digit_tuple)
+    point = len(digits) + int(exponent)  # the decimal point after this many digits
+    minus = "-" if sign else ""
+    if decimal.Decimal("0.001") <= abs(number) < decimal.Decimal(10_000_000):
+        if point <= 0:
+            return f"{minus}0.{'0' * -point}{digits}"
+        if point >= len(digits):
+            return f"{minus}{digits}{'0' * (point - len(digits))}.0"
+        return f"{minus}{digits[:point]}.{digits[point:]}"
+    return f"{minus}{digits[0]}.{digits[1:] or '0'}E{point - 1}"
+
+
+def decimal_text(value: decimal.Decimal, scale: Optional[int] = None) -> str:
+    """A decimal as Trino prints it (``Decimals.toString``: the unscaled digits with the
+    type's scale): plain notation, every fraction digit of the scale, so a decimal(38,20)
+    zero is ``0.00000000000000000000`` (Python's ``str`` gives ``0E-20``)."""
+    if scale is not None and value.is_finite():
+        value = value.quantize(decimal.Decimal(1).scaleb(-scale), context=_WIDE)
+    return format(value, "f")
+
+
+#: Enough digits to rescale any decimal(38,s) exactly; half up as Trino's Decimals round.
+_WIDE = decimal.Context(prec=80, rounding=decimal.ROUND_HALF_UP)
+
+
+def _row_text(row: Any, spark_type: Any = None) -> Optional[str]:
     fields = getattr(row, "__fields__", None) or []
     if fields and fields[0] in _TEXT_STRUCTS:  # a zoned or time-of-day value: its text
         return str(row[0])
-    return athena_value(row.asDict())
+    types = {f.name: f.dataType for f in getattr(spark_type, "fields", None) or []}
+    return "{" + ", ".join(f"{k}={_nested(v, types.get(k))}" for k, v in row.asDict().items()) + "}"
 
 
-def _nested(value: Any) -> str:
-    text = athena_value(value)
+def _nested(value: Any, spark_type: Any = None) -> str:
+    text = athena_value(value, spark_type or "", getattr(spark_type, "scale", None))
     return "null" if text is None else text
 
 
@@ -130,12 +205,13 @@ def months_text(months: int) -> str:
 
 
 _TIMESTAMP = re.compile(r"timestamp\((\d+)\)")
+_DECIMAL = re.compile(r"decimal\(\s*\d+\s*,\s*(\d+)\s*\)")
 
 
 def fraction_digits(athena: str) -> Optional[int]:
     """The fraction digits of a column whose Athena type is ``athena`` when it is a
-    timestamp(p) (None: not one)."""
-    found = _TIMESTAMP.fullmatch(athena.strip())
+    timestamp(p) (p) or a decimal(p,s) (s); None: neither."""
+    found = _TIMESTAMP.fullmatch(athena.strip()) or _DECIMAL.fullmatch(athena.strip())
     return int(found.group(1)) if found else None
 
 
