@@ -172,11 +172,6 @@ def test_the_sequence_table_function(emu: Emulator, source: str) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Spark's UNRESOLVED_COLUMN is reported in Spark's words; Athena's is COLUMN_NOT_FOUND: "
-    "line 1:8: Column 'not_a_column' cannot be resolved (aws/queries.py maps the errors)",
-)
 def test_an_unknown_column_of_the_sequence_table_function(emu: Emulator) -> None:
     """dbt-athena's test__semantic_error: Athena's COLUMN_NOT_FOUND names the column."""
     state, reason = run(emu, "SELECT not_a_column FROM TABLE(sequence(start => 0, stop => 1000))")

@@ -220,7 +220,6 @@ def test_array_functions_answer_as_trino(emu: Emulator, sql: str, expected: str)
             "select row(1, cast(null as integer)) < row(1, 2)",
             "NOT_SUPPORTED: ROW comparison not supported for fields with null elements",
         ),
-        ("values cast(row(1, 'TruE') as row(double, boolean))", "NOT_SUPPORTED"),
     ],
 )
 def test_array_functions_fail_as_trino(emu: Emulator, sql: str, reason: str) -> None:

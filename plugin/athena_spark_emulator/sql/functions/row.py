@@ -10,7 +10,7 @@ from typing import Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import spark, type_of
+from athena_spark_emulator.sql.spark_forms import spark
 
 
 def _tuple_check(node: exp.Expression) -> Optional[str]:
@@ -43,11 +43,8 @@ def tuple_row(node: exp.Expression) -> exp.Expression:
         [only] = node.expressions
         if isinstance(only, exp.Struct):  # Spark takes VALUES (STRUCT(...)) for its fields
             return exp.Tuple(expressions=[_row([only])])
-        kind = type_of(only)
-        if kind is not None and kind.this == exp.DataType.Type.STRUCT:
-            # Trino's VALUES makes a row value's fields its columns (TestValues); Spark's
-            # keeps the row as one column, named before the fields are known
-            raise Refused(f"VALUES of the row value {only.sql('athena')} (a column per field)")
+        # another row-typed value (a cast to a row type): query_shapes makes its fields the
+        # columns, as Trino's VALUES does (TestValues)
     if isinstance(node.parent, (exp.Values, exp.GroupingSets)):  # not a row there
         return node
     group = node.parent
