@@ -77,6 +77,12 @@ LITERAL_CASES = [
     ("SELECT (cast('bar' as char(5))) IS DISTINCT FROM ('bar')", ["false"]),
     ("SELECT (cast('bar' as char(5))) IS NOT DISTINCT FROM ('bar   ')", ["true"]),
     ("SELECT contains('::/0', IPADDRESS '64:ff9b::10.0.0.0')", ["true"]),
+    # the rewrites keep the boolean type typeof names
+    (
+        "SELECT typeof(17.1E0 BETWEEN 17.1E0 AND DOUBLE 'NaN'), "
+        "typeof(cast('foo' as char(3)) IS DISTINCT FROM cast('foo' as char(5)))",
+        ["boolean", "boolean"],
+    ),
 ]
 
 

@@ -438,7 +438,7 @@ def between(node: exp.Expression) -> exp.Expression:
         return node
     above = compared(exp.LTE(this=low.copy(), expression=value.copy()), "<=", "false")
     below = compared(exp.LTE(this=value.copy(), expression=high.copy()), "<=", "false")
-    return typed(spark("(_0 AND _1)", above, below), "boolean")
+    return named_as(exp.paren(exp.and_(above, below)), "boolean")
 
 
 def _distinct(node: exp.Expression, distinct: bool) -> exp.Expression:
@@ -450,7 +450,7 @@ def _distinct(node: exp.Expression, distinct: bool) -> exp.Expression:
         return node
     same_value = f"{_PADDED} <=> {_PADDED_1}"
     text = f"NOT ({same_value})" if distinct else same_value
-    return typed(spark(text, left, right), "boolean")
+    return named_as(exp.paren(spark(text, left, right)), "boolean")
 
 
 @rewrites(exp.NullSafeEQ, "is not distinct from")
