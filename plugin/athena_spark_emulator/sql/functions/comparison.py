@@ -379,9 +379,36 @@ def _row_order(node: exp.Expression, left: exp.Expression, right: exp.Expression
     return named_as(out, "boolean")
 
 
-# Trino's comparisons of doubles and reals: NaN is equal to nothing, not even NaN, and
-# neither less nor greater than anything (Spark orders NaN above +Infinity and equal to
-# itself). Of values whose types the emulator cannot tell, Spark's as they are.
+def compared(node: exp.Expression, op: str, on_nan: str) -> exp.Expression:
+    """Trino's ``left op right`` (``node``) for ``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``:
+    arrays and rows by :func:`equal_form` / :func:`_row_order`; char(n) values padded to a
+    common length (CharType); doubles and reals with ``on_nan`` where either is NaN
+    (DoubleOperators / RealOperators: NaN is equal to nothing, not even NaN, and neither
+    less nor greater than anything, where Spark orders NaN above +Infinity and equal to
+    itself). Of values whose types the emulator cannot tell, Spark's as they are."""
+    left, right = node.this, node.expression
+    if op in ("=", "<>") and _nested(left, right):
+        equal = equal_form(left, known_type(left), right, known_type(right))
+        if equal is not None:  # (equal) = true for =, (equal) = false for <>: NULL stays
+            out = exp.EQ(this=exp.paren(equal), expression=exp.Boolean(this=op == "="))
+            return named_as(out, "boolean")
+    if op not in ("=", "<>") and _nested(left, right):
+        return _row_order(node, left, right)
+    if _char(left, right):
+        return typed(spark(f"{_PADDED} {op} {_PADDED_1}", left, right), "boolean")
+    if not _floating(left, right):
+        return node
+    text = (
+        "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL "
+        f"WHEN isnan(_0) OR isnan(_1) THEN {on_nan} ELSE _0 {op} _1 END"
+    )
+    return typed(spark(text, left, right), "boolean")
+
+
+# char(n) operands right-padded with spaces to the longer one's length (CharType)
+_PADDED = "rpad(_0, greatest(length(_0), length(_1)), ' ')"
+_PADDED_1 = "rpad(_1, greatest(length(_0), length(_1)), ' ')"
+
 for _cls, _name, _op, _on_nan in (
     (exp.EQ, "=", "=", "false"),
     (exp.NEQ, "<>", "<>", "true"),
@@ -392,35 +419,48 @@ for _cls, _name, _op, _on_nan in (
 ):
 
     def _compare(node: exp.Expression, op: str = _op, on_nan: str = _on_nan) -> exp.Expression:
-        left, right = node.this, node.expression
-        if op in ("=", "<>") and _nested(left, right):
-            equal = equal_form(left, known_type(left), right, known_type(right))
-            if equal is not None:  # (equal) = true for =, (equal) = false for <>: NULL stays
-                out = exp.EQ(this=exp.paren(equal), expression=exp.Boolean(this=op == "="))
-                return named_as(out, "boolean")
-        if op not in ("=", "<>") and _nested(left, right):
-            return _row_order(node, left, right)
-        if _char(left, right):
-            padded = "rpad(_0, greatest(length(_0), length(_1)), ' ')"
-            other = "rpad(_1, greatest(length(_0), length(_1)), ' ')"
-            return typed(spark(f"{padded} {op} {other}", left, right), "boolean")
-        if not _floating(left, right):
-            return node
-        text = (
-            "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL "
-            f"WHEN isnan(_0) OR isnan(_1) THEN {on_nan} ELSE _0 {op} _1 END"
-        )
-        return typed(spark(text, left, right), "boolean")
+        return compared(node, op, on_nan)
 
     rewrites(_cls, _name)(_compare)
 
-for _cls, _name in (
-    (exp.Is, "is"),
-    (exp.Between, "between"),
-    (exp.NullSafeEQ, "is not distinct from"),
-    (exp.NullSafeNEQ, "is distinct from"),
-):
-    same(_cls, _name)
+same(exp.Is, "is")
+
+
+@rewrites(exp.Between, "between")
+def between(node: exp.Expression) -> exp.Expression:
+    """``x BETWEEN a AND b`` of doubles, reals or char(n) values: ``a <= x AND x <= b``
+    with Trino's ``<=`` of them (:func:`compared`: NaN compares false with everything,
+    DoubleOperators; char values without their padding, CharType). Trino's analyzer reads
+    BETWEEN as that conjunction (its NULL rule too); Spark's BETWEEN orders NaN last and
+    compares the padding. Other values: Spark's BETWEEN as it is."""
+    value, low, high = node.this, node.args["low"], node.args["high"]
+    if not (_floating(value, low, high) or _char(value, low, high)):
+        return node
+    above = compared(exp.LTE(this=low.copy(), expression=value.copy()), "<=", "false")
+    below = compared(exp.LTE(this=value.copy(), expression=high.copy()), "<=", "false")
+    return named_as(exp.paren(exp.and_(above, below)), "boolean")
+
+
+def _distinct(node: exp.Expression, distinct: bool) -> exp.Expression:
+    """``IS [NOT] DISTINCT FROM`` of char(n) values: Trino's CharType compares them without
+    their padding ('foo' as char(3) is not distinct from 'foo' as char(5)), so both are
+    padded to a common length; a NULL is distinct from a value and not from a NULL."""
+    left, right = node.this, node.expression
+    if not _char(left, right):
+        return node
+    same_value = f"{_PADDED} <=> {_PADDED_1}"
+    text = f"NOT ({same_value})" if distinct else same_value
+    return named_as(exp.paren(spark(text, left, right)), "boolean")
+
+
+@rewrites(exp.NullSafeEQ, "is not distinct from")
+def not_distinct(node: exp.Expression) -> exp.Expression:
+    return _distinct(node, False)
+
+
+@rewrites(exp.NullSafeNEQ, "is distinct from")
+def is_distinct(node: exp.Expression) -> exp.Expression:
+    return _distinct(node, True)
 
 
 def _in_check(node: exp.Expression) -> Optional[str]:
@@ -438,7 +478,34 @@ def _in_check(node: exp.Expression) -> Optional[str]:
     return f"{node.sql('athena')} outside a WHERE condition (Spark answers false for NULL)"
 
 
-same(exp.In, "in", _in_check)
+def _plain(item: exp.Expression) -> bool:
+    """Whether ``item`` is a literal (a number, a string, a boolean, NULL, a negative
+    number): nothing of it can fail, so whether it is evaluated changes no answer."""
+    item = unwrapped(item)
+    if isinstance(item, exp.Neg):
+        item = unwrapped(item.this)
+    return isinstance(item, (exp.Literal, exp.Null, exp.Boolean))
+
+
+@rewrites(exp.In, "in", _in_check)
+def in_list(node: exp.Expression) -> exp.Expression:
+    """``x IN (items)`` whose items are constants (no column) not all literals: Trino
+    evaluates every such item (its planner folds constant expressions before the IN runs:
+    ``3 IN (2, 4, 3, 5 / 0)`` fails DIVISION_BY_ZERO, TestExpressions), where Spark stops at
+    the first item equal to x. ``array_contains(array(items), x)`` evaluates them all and
+    keeps IN's NULL rule (NULL for a NULL x; NULL where no item equals x and one is NULL).
+    Lists of literals (dbt's long ones), of columns and subqueries: Spark's IN as it is."""
+    items = node.expressions
+    if node.args.get("query") is not None or node.args.get("unnest") is not None or not items:
+        return node
+    if all(_plain(i) for i in items) or any(i.find(exp.Column, exp.Select) for i in items):
+        return node
+    values = exp.Array(expressions=[i.copy() for i in items])
+    if isinstance(unwrapped(node.this), exp.Null):  # Spark's array_contains takes no NULL type
+        return typed(
+            spark("CASE WHEN size(_0) >= 0 THEN CAST(NULL AS BOOLEAN) END", values), "boolean"
+        )
+    return typed(call("array_contains", values, node.this), "boolean")
 
 
 # ---- comparison / conditional functions -------------------------------------------------------

@@ -70,7 +70,10 @@ def _ip_bytes(text: str) -> bytes:
 
 @udf("ip_contains", "boolean")
 def ip_contains(network: Optional[str], address: Optional[str]) -> Optional[bool]:
-    """Trino's contains(cidr, ipaddress)."""
+    """Trino's contains(cidr, ipaddress) (IpAddressFunctions.contains): fails 'IP address
+    version should be the same' where the network and the address are of different
+    versions (an IPv4-mapped IPv6 address is IPv4, as Java's InetAddress holds it); a /0
+    network contains every address of its version."""
     if network is None or address is None:
         return None
     if "/" not in network:
@@ -91,7 +94,7 @@ def ip_contains(network: Optional[str], address: Optional[str]) -> Optional[bool
         raise AthenaError("INVALID_FUNCTION_ARGUMENT: Invalid CIDR")
     value = _ip_bytes(address)
     if len(value) != len(base):
-        return False
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: IP address version should be the same")
     shift = bits - prefix
     return int.from_bytes(base, "big") >> shift == int.from_bytes(value, "big") >> shift
 
