@@ -127,11 +127,6 @@ def test_decimals_inside_arrays_maps_and_rows(emu: Emulator, source: str, cte: b
     assert got == [f"[{zero}, {zero}]", f"{{z={zero}}}", "{field0=0.00}"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="statements.result_of passes athena_value the class name of a column's Spark "
-    "type, not the type: an element's type (a real, a decimal's scale) is unknown",
-)
 @FORMS
 @ON
 def test_reals_and_decimals_inside_arrays_print_by_their_type(

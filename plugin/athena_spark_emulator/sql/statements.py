@@ -447,7 +447,7 @@ def result_of(frame: Any) -> Outcome:
     (``decimal(36,8)``: aws/queries.py makes ColumnInfo's Type, Precision and Scale of it)."""
     rows = frame.collect()
     columns = [(f.name.lower(), type_of_field(f)) for f in frame.schema.fields]
-    kinds = [type(f.dataType).__name__ for f in frame.schema.fields]
+    kinds = [f.dataType for f in frame.schema.fields]  # the types: nested reals print as reals
     digits = [results.fraction_digits(kind) for _, kind in columns]
     return Outcome(
         "DML",
