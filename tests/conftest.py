@@ -76,6 +76,12 @@ ONE_LEG_SUITES: Dict[str, str] = {
     "tests/packaging/test_wheel.py": "min",
     "tests/functional/test_dbt_run.py::TestOneLookupPerRun::test_calls[1]": "min",
     "tests/functional/test_doctor_spark_probe.py::test_sigterm_during_the_probe_terminates_every_session": "min",
+    # emulator modules moved from mid (which has the rest of tests/emulator/) to even the legs
+    "tests/emulator/test_aggregate_result_types.py": "min",  # 855 tests, about 3 minutes
+    "tests/emulator/test_trino_strings_json.py": "min",
+    "tests/emulator/test_trino_query_family.py": "min",
+    # a failure's reason through the dbt CLI: the emulator's text, whatever the dbt
+    "tests/integration/test_failure_reasons_cli.py": "min",
     # mid
     "tests/integration/test_guards.py": "mid",
     # spark_cross_account_roles settings as users write them (merged levels, missing opt-in,
