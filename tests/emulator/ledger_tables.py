@@ -72,9 +72,3 @@ def rows(emu: Emulator, select: str, source: str, cte: bool, tail: str = "") -> 
     state, found = run(emu, sql)
     assert state == "SUCCEEDED", (sql, found)
     return found[1:]
-
-
-def failure(emu: Emulator, sql: str) -> str:
-    state, reason = run(emu, sql)
-    assert state == "FAILED", (sql, reason)
-    return str(reason)

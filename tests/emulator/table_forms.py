@@ -1,6 +1,7 @@
 """An emulator holding a test module's Hive and Iceberg tables and a view over each, built
 through the Athena API in a schema of the module's own: emulators of one test process share
-their Glue catalog (not their files), so two modules creating the same schema collide."""
+their Glue catalog (not their files), so two modules creating the same schema collide;
+and the small helpers the modules ask it with."""
 
 from __future__ import annotations
 
@@ -27,3 +28,24 @@ def emulator_with_tables(
         for sql in extra or []:
             assert run(emulator, sql)[0] == "SUCCEEDED", sql
         yield emulator
+
+
+def row(emu: Emulator, sql: str) -> List[Optional[str]]:
+    """The one row ``sql`` answers (after the header row)."""
+    state, found = run(emu, sql)
+    assert state == "SUCCEEDED", (sql, found)
+    return list(found[1])
+
+
+def failure(emu: Emulator, sql: str) -> str:
+    """The reason ``sql`` failed with."""
+    state, reason = run(emu, sql)
+    assert state == "FAILED", (sql, reason)
+    return str(reason)
+
+
+def over(source: str, cte: bool, columns: str) -> str:
+    """``SELECT columns`` over ``source``, directly or through an import CTE."""
+    if cte:
+        return f"with s as (select * from {source}) select {columns} from s"
+    return f"select {columns} from {source}"

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import time
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 
@@ -25,6 +24,7 @@ import pytest
 from athena_spark_emulator import Emulator
 from athena_spark_emulator.sql.results import column_info
 from tests.conformance.trino_aggregates import load, resolve
+from tests.emulator.test_athena_semantics import settled
 
 SCHEMA = "aggtypes"
 TABLE = load()["aggregates"]
@@ -280,12 +280,7 @@ def _execute(emu: Emulator, sql: str) -> Tuple[str, str, Optional[dict]]:
     exec_id = athena.start_query_execution(
         QueryString=sql, QueryExecutionContext={"Database": "default"}, WorkGroup="primary"
     )["QueryExecutionId"]
-    deadline = time.monotonic() + 600
-    while True:
-        status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
-        if status["State"] not in ("QUEUED", "RUNNING") or time.monotonic() > deadline:
-            break
-        time.sleep(2)
+    status = settled(athena, exec_id)
     if status["State"] != "SUCCEEDED":
         return status["State"], status.get("StateChangeReason", ""), None
     return "SUCCEEDED", "", athena.get_query_results(QueryExecutionId=exec_id)["ResultSet"]

@@ -12,7 +12,7 @@ the ordered array_agg -> 1,3,2; day_of_week -> 6; the column of 5/2 named '(5 / 
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -27,20 +27,25 @@ def emu() -> Iterator[Emulator]:
         yield emulator
 
 
+def settled(athena: Any, exec_id: str) -> Dict[str, Any]:
+    """The execution's final Status. The emulator runs a statement within
+    StartQueryExecution; on a loaded machine the client's read timeout can end that call
+    first (botocore retries with the same token and gets the execution id), so the statement
+    may still be RUNNING: wait for it, as Athena's clients poll."""
+    deadline = time.monotonic() + 900
+    while True:
+        status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
+        if status["State"] not in ("QUEUED", "RUNNING") or time.monotonic() > deadline:
+            return dict(status)
+        time.sleep(0.2)
+
+
 def run(emu: Emulator, sql: str) -> Tuple[str, Any]:
     athena = emu.client("athena")
     exec_id = athena.start_query_execution(
         QueryString=sql, QueryExecutionContext={"Database": "default"}, WorkGroup="primary"
     )["QueryExecutionId"]
-    # The emulator runs a statement within StartQueryExecution; on a loaded machine the
-    # client's read timeout can end that call first (botocore retries with the same token and
-    # gets the execution id), so the statement may still be RUNNING here: wait for it.
-    deadline = time.monotonic() + 900
-    while True:
-        status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
-        if status["State"] not in ("QUEUED", "RUNNING") or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+    status = settled(athena, exec_id)
     if status["State"] != "SUCCEEDED":
         return status["State"], status.get("StateChangeReason", "")
     result = athena.get_query_results(QueryExecutionId=exec_id)["ResultSet"]

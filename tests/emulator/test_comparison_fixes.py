@@ -18,8 +18,7 @@ from typing import Iterator, List, Optional
 import pytest
 
 from athena_spark_emulator import Emulator
-from tests.emulator.table_forms import emulator_with_tables
-from tests.emulator.test_athena_semantics import run
+from tests.emulator.table_forms import emulator_with_tables, failure, over, row
 
 ROWS = (
     "select * from (values (17.1e0, nan(), 3, 'bar', '64:ff9b::10.0.0.0')) as t(d, n, k, word, ip)"
@@ -38,25 +37,6 @@ def emu() -> Iterator[Emulator]:
     yield from emulator_with_tables(
         "cmpfx", TABLES, "create view cmpfx.v_{kind} as select * from cmpfx.cmpfx_{kind}"
     )
-
-
-def row(emu: Emulator, sql: str) -> List[Optional[str]]:
-    state, found = run(emu, sql)
-    assert state == "SUCCEEDED", found
-    return list(found[1])
-
-
-def failure(emu: Emulator, sql: str) -> str:
-    state, found = run(emu, sql)
-    assert state == "FAILED", found
-    return str(found)
-
-
-def over(source: str, cte: bool, columns: str) -> str:
-    """``SELECT columns`` over ``source``, directly or through an import CTE."""
-    if cte:
-        return f"with s as (select * from {source}) select {columns} from s"
-    return f"select {columns} from {source}"
 
 
 LITERAL_CASES = [

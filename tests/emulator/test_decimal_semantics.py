@@ -16,7 +16,8 @@ from typing import Iterator
 import pytest
 
 from athena_spark_emulator import Emulator
-from tests.emulator.ledger_tables import failure, forms, ledger_emulator, rows
+from tests.emulator.ledger_tables import forms, ledger_emulator, rows
+from tests.emulator.table_forms import failure
 from tests.emulator.test_athena_semantics import run
 
 

@@ -14,45 +14,23 @@ by the row's fields; a GROUPS frame failed with a parse error, not NOT_SUPPORTED
 
 from __future__ import annotations
 
-import time
 from typing import Iterator
 
 import pytest
 
 from athena_spark_emulator import Emulator
-from tests.emulator.ledger_tables import failure, forms, rows, tables
+from tests.emulator.ledger_tables import forms, ledger_emulator, rows
+from tests.emulator.table_forms import failure
 from tests.emulator.test_athena_semantics import run
 
 SCHEMA = "query_family"
 FORMS, FORM_IDS = forms(SCHEMA)
 
 
-def _settled(emu: Emulator, sql: str) -> str:
-    """Run ``sql`` and wait for its final state: on a loaded machine the client's retried
-    StartQueryExecution can find the CTAS still RUNNING, as Athena's clients poll."""
-    athena = emu.client("athena")
-    exec_id = athena.start_query_execution(
-        QueryString=sql, QueryExecutionContext={"Database": "default"}, WorkGroup="primary"
-    )["QueryExecutionId"]
-    deadline = time.monotonic() + 600
-    while True:
-        status = athena.get_query_execution(QueryExecutionId=exec_id)["QueryExecution"]["Status"]
-        if status["State"] not in ("QUEUED", "RUNNING") or time.monotonic() > deadline:
-            return str(status["State"])
-        time.sleep(1)
-
-
 @pytest.fixture(scope="module")
 def emu() -> Iterator[Emulator]:
     """The ledger's tables and views (ledger_tables.py) in this module's schema."""
-    with Emulator(executor="spark") as emulator:
-        emulator.prepare()
-        view = f"create view {SCHEMA}.v_ledger_{{kind}} as select * from {SCHEMA}.ledger_{{kind}}"
-        statements = [f"create schema {SCHEMA}", *tables(SCHEMA)]
-        statements += [view.format(kind=kind) for kind in ("hive", "iceberg")]
-        for sql in statements:
-            assert _settled(emulator, sql) == "SUCCEEDED", sql
-        yield emulator
+    yield from ledger_emulator(SCHEMA)
 
 
 def answer(emu: Emulator, sql: str) -> list:

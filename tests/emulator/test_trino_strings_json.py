@@ -15,13 +15,12 @@ json_object inside another was inserted as a string."""
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional
+from typing import Iterator, Optional
 
 import pytest
 
 from athena_spark_emulator import Emulator
-from tests.emulator.table_forms import emulator_with_tables
-from tests.emulator.test_athena_semantics import run
+from tests.emulator.table_forms import emulator_with_tables, failure, over, row
 
 LEAD = " \u2028 信念 爱 希望"  # Trino's test text: U+2028 is whitespace to Trino's trim
 TRAIL = "信念 爱 希望 \u2028 "
@@ -42,25 +41,6 @@ def emu() -> Iterator[Emulator]:
     yield from emulator_with_tables(
         "strjs", TABLES, "create view strjs.v_{kind} as select * from strjs.strjs_{kind}"
     )
-
-
-def row(emu: Emulator, sql: str) -> List[Optional[str]]:
-    state, found = run(emu, sql)
-    assert state == "SUCCEEDED", found
-    return list(found[1])
-
-
-def failure(emu: Emulator, sql: str) -> str:
-    state, found = run(emu, sql)
-    assert state == "FAILED", found
-    return str(found)
-
-
-def over(source: str, cte: bool, columns: str) -> str:
-    """``SELECT columns`` over ``source``, directly or through an import CTE."""
-    if cte:
-        return f"with s as (select * from {source}) select {columns} from s"
-    return f"select {columns} from {source}"
 
 
 COLUMN_CASES = [

@@ -15,7 +15,8 @@ from typing import Iterator
 import pytest
 
 from athena_spark_emulator import Emulator
-from tests.emulator.ledger_tables import failure, forms, ledger_emulator, rows
+from tests.emulator.ledger_tables import forms, ledger_emulator, rows
+from tests.emulator.table_forms import failure
 
 SCHEMA = "fin_zoned"
 FORMS, FORM_IDS = forms(SCHEMA)
