@@ -643,13 +643,19 @@ def contains(node: exp.Expression) -> exp.Expression:
         "WHEN array_contains(athena_k, 2) THEN NULL ELSE false END",
         _indeterminate("contains"),
     )
+    return _null_on_null(node, found, "boolean")
+
+
+def _null_on_null(node: exp.Expression, found: exp.Expression, kind: str) -> exp.Expression:
+    """``found`` (of type ``kind``), NULL where the array or the value is NULL (contains,
+    array_position)."""
     out = spark(
         "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL ELSE _2 END",
         node.this,
         node.expression,
         found,
     )
-    return named_as(out, "boolean")
+    return named_as(out, kind)
 
 
 @rewrites(exp.ArrayPosition, "array_position")
@@ -665,13 +671,7 @@ def array_position(node: exp.Expression) -> exp.Expression:
         f"CASE WHEN {_FIRST_FAILS} THEN _0 ELSE array_position(athena_k, 1) END",
         _indeterminate("array_position"),
     )
-    out = spark(
-        "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL ELSE _2 END",
-        node.this,
-        node.expression,
-        found,
-    )
-    return named_as(out, "bigint")
+    return _null_on_null(node, found, "bigint")
 
 
 @rewrites(exp.ArrayRemove, "array_remove")
