@@ -378,7 +378,7 @@ def can_coerce(actual: str, declared: str) -> bool:
     return bool(a and d and int(a.group(1)) <= int(d.group(1)))
 
 
-def _parts(kind: str) -> Tuple[str, List[str]]:
+def type_parts(kind: str) -> Tuple[str, List[str]]:
     """``map(k,array(v))`` as ("map", ["k", "array(v)"]); a type with no parameters as
     (itself, [])."""
     if not kind.endswith(")") or "(" not in kind:
@@ -412,7 +412,7 @@ def _bind_one(want: str, have: str, found: Dict[str, str], coerce: bool) -> bool
         if varchar is not None:
             found["x"] = varchar.group(1) or ""
         return varchar is not None
-    (base, params), (have_base, have_params) = _parts(want), _parts(have)
+    (base, params), (have_base, have_params) = type_parts(want), type_parts(have)
     if params and base in ("array", "map", "qdigest") and base == have_base:
         return len(params) == len(have_params) and all(
             _bind_one(w, h, found, False) for w, h in zip(params, have_params)

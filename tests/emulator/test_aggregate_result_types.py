@@ -23,7 +23,7 @@ import pytest
 
 from athena_spark_emulator import Emulator
 from athena_spark_emulator.sql.results import column_info
-from tests.conformance.trino_aggregates import load, resolve
+from tests.conformance.trino_aggregates import load, resolve, type_parts
 from tests.emulator.test_athena_semantics import settled
 
 SCHEMA = "aggtypes"
@@ -356,17 +356,9 @@ def glue_type(kind: str) -> str:
     """The Glue column type Athena writes for a column of Trino type ``kind``: varchar is
     string, real float, integer int, varbinary binary, a timestamp(p) timestamp, array(t)
     array<t>, map(k,v) map<k,v>; the others as they are named."""
-    base, _, inner = kind.partition("(")
+    base, params = type_parts(kind)
     if base in ("array", "map"):
-        parts, depth, current = [], 0, ""
-        for ch in inner[:-1]:
-            depth += {"(": 1, ")": -1}.get(ch, 0)
-            if ch == "," and depth == 0:
-                parts.append(current)
-                current = ""
-            else:
-                current += ch
-        return f"{base}<{','.join(glue_type(p) for p in [*parts, current])}>"
+        return f"{base}<{','.join(glue_type(p) for p in params)}>"
     simple = {"varchar": "string", "real": "float", "integer": "int", "varbinary": "binary"}
     if base == "timestamp":
         return "timestamp"
