@@ -232,9 +232,8 @@ def _named_references(node: exp.Expression, text: str) -> exp.Expression:
     appendReplacement): the named group's text, nothing where it took no part in the match;
     a name the pattern has no group of fails INVALID_FUNCTION_ARGUMENT once something matches
     ('Illegal replacement sequence: unknown group { name }'). Java's replacement syntax
-    (Spark's regexp_replace) reads ``${name}`` alike, but Spark's SQL variable substitution
-    would empty a literal ``${...}`` in the statement's text: the replacement is built as a
-    concat that never shows ``${``."""
+    (Spark's regexp_replace) reads ``${name}`` alike; that Spark's SQL variable substitution
+    would empty the literal is handled for every literal (translate.no_variable_references)."""
     pattern = literal_text(node.expression)
     if pattern is None:
         raise Refused(
@@ -251,13 +250,7 @@ def _named_references(node: exp.Expression, text: str) -> exp.Expression:
                 node.expression,
                 exp.Literal.string(message),
             )
-    first, *rest = text.split("${")
-    pieces = [exp.Literal.string(first)]
-    for piece in rest:
-        pieces += [exp.Literal.string("$"), exp.Literal.string("{" + piece)]
-    out = node.copy()
-    out.set("replacement", exp.Anonymous(this="concat", expressions=pieces))
-    return out
+    return node
 
 
 @rewrites(exp.RegexpReplace, "regexp_replace", _mark_groups)
