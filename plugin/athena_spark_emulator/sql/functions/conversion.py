@@ -40,7 +40,15 @@ from athena_spark_emulator.sql.spark_forms import (
     type_of,
     typed,
 )
-from athena_spark_emulator.sql.udfs import AthenaError, Unsupported, try_form, udf, udf_call
+from athena_spark_emulator.sql.udfs import (
+    ERROR_END,
+    ERROR_MARK,
+    AthenaError,
+    Unsupported,
+    try_form,
+    udf,
+    udf_call,
+)
 
 # ---- types and casts ------------------------------------------------------------------------
 T = exp.DataType.Type
@@ -95,8 +103,10 @@ def _type_check(node: exp.Expression) -> Optional[str]:
 
 same(exp.DataType, "type", _type_check)
 
-# DECIMAL '.999' has no digit before its point (decimal(3,3))
-_DECIMAL_TEXT = re.compile(r"^\s*[+-]?()([0-9]*)(?:\.([0-9]*))?\s*$")
+# Trino's Decimals.DECIMAL_PATTERN: the sign, the leading zeros (no digits of the type:
+# DECIMAL '0.018' is decimal(3,3), DECIMAL '000001' decimal(1,0)), the integral digits, the
+# fraction (DECIMAL '.999' has no digit before its point: decimal(3,3))
+_DECIMAL_TEXT = re.compile(r"^\s*[+-]?(0*)([0-9]*)(?:\.([0-9]*))?\s*$")
 
 
 def _sized_text(
@@ -127,10 +137,11 @@ def _named_fields(row: exp.DataType) -> exp.DataType:
     return exp.DataType(this=T.STRUCT, expressions=fields, nested=True)
 
 
-def _bare_decimal(value: exp.Expression) -> exp.DataType:
-    """``DECIMAL '1.50'`` is decimal(3,2), its precision and scale from the text; any other
-    bare DECIMAL is Trino's decimal(38,0)."""
-    literal = isinstance(value, exp.Literal) and value.is_string
+def _bare_decimal(node: Any, value: exp.Expression) -> exp.DataType:
+    """``DECIMAL '1.50'`` is decimal(3,2), its precision and scale from the text as Trino's
+    Decimals.parse counts them (leading zeros are no digits of the type); any other bare
+    DECIMAL, ``CAST('1.50' AS DECIMAL)`` too, is Trino's decimal(38,0)."""
+    literal = isinstance(value, exp.Literal) and value.is_string and "safe" not in node.args
     match = _DECIMAL_TEXT.match(value.this) if literal else None
     if not match or not any(match.groups()):
         return exp.DataType.build("decimal(38,0)")
@@ -188,20 +199,43 @@ def double_text(value: Optional[float]) -> Optional[str]:
 
 @udf("finite_for_decimal", "double")
 def finite_for_decimal(value: Optional[float], name: str, target: str) -> Optional[float]:
-    """A double or real on its way to a decimal: NaN and Infinity fail as Trino's
-    DecimalCasts fail (Spark's cast gives NULL)."""
+    """A double on its way to a decimal: NaN and Infinity fail as Trino's DecimalCasts
+    fail (Spark's cast gives NULL)."""
     if value is not None and (math.isnan(value) or math.isinf(value)):
         text = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
         raise AthenaError(f"INVALID_CAST_ARGUMENT: Cannot cast {name} '{text}' to {target}")
     return value
 
 
+@udf("real_to_decimal", "string")
+def real_to_decimal(text: Optional[str], precision: int, scale: int) -> Optional[str]:
+    """CAST(real AS decimal(p, s)), Trino's DecimalConversions.realToLongDecimal: the
+    real's Java text (``String.valueOf(float)``, Spark's cast of a float to a string: the
+    real 1456213.432632456 is ``1456213.4``) read as a BigDecimal and set to scale s, half
+    up; NaN, the infinities and a value past p digits fail ``Cannot cast REAL '1.0E10' to
+    DECIMAL(5, 2)``. The answer is the decimal's text, which Spark's cast takes exactly."""
+    if text is None:
+        return None
+    context = decimal.Context(prec=100)
+    number = decimal.Decimal(text) if text not in ("NaN", "Infinity", "-Infinity") else None
+    if number is not None:
+        number = number.quantize(decimal.Decimal(1).scaleb(-scale), decimal.ROUND_HALF_UP, context)
+    if number is None or abs(number.scaleb(scale, context)) >= 10**precision:
+        raise AthenaError(
+            f"INVALID_CAST_ARGUMENT: Cannot cast REAL '{text}' to DECIMAL({precision}, {scale})"
+        )
+    return f"{number:f}"
+
+
 def _finite(value: exp.Expression, source: Any, target: exp.DataType) -> exp.Expression:
+    """A double checked for NaN and Infinity (Spark's cast of a double to a decimal is
+    Trino's: BigDecimal.valueOf(double)); a real as the decimal text Trino makes of it."""
     p, s = (int(e.this.this) for e in target.expressions)
-    name = "REAL" if source.this == T.FLOAT else "DOUBLE"
-    literals = (exp.Literal.string(name), exp.Literal.string(f"DECIMAL({p}, {s})"))
-    call = udf_call("finite_for_decimal", value, *literals)
-    return spark("CAST(_0 AS FLOAT)", call) if name == "REAL" else call  # a real's own value
+    if source.this == T.FLOAT:
+        text = spark("CAST(_0 AS STRING)", value)
+        return udf_call("real_to_decimal", text, exp.Literal.number(p), exp.Literal.number(s))
+    literals = (exp.Literal.string("DOUBLE"), exp.Literal.string(f"DECIMAL({p}, {s})"))
+    return udf_call("finite_for_decimal", value, *literals)
 
 
 def _text_cast(
@@ -331,8 +365,10 @@ def _timestamp_target(
 def _typed_text_literal(
     node: Any, value: exp.Expression, target: exp.DataType
 ) -> Optional[exp.Expression]:
-    """A typed literal (sqlglot's Cast without CAST's arguments): CHAR 'abc' is char(3),
-    VARCHAR 'abc' varchar(3) (None: not one)."""
+    """A typed literal (sqlglot's Cast without CAST's arguments): CHAR 'abc' is char(3)
+    (Trino's CharLiteral), VARCHAR 'abc' unbounded varchar (a GenericLiteral, typed by
+    ExpressionAnalyzer.visitGenericLiteral as the type it names: TestVarcharOperators'
+    testTypeConstructor) (None: not one)."""
     if target.this == T.TEXT:
         return None
     if "safe" in node.args or not (isinstance(value, exp.Literal) and value.is_string):
@@ -340,7 +376,8 @@ def _typed_text_literal(
             target.set("expressions", [exp.DataTypeParam(this=exp.Literal.number(1))])
         return None
     out = spark("CAST(_0 AS STRING)", value)
-    out.type = exp.DataType.build(f"{target.this.value.lower()}({len(value.this)})")
+    sized = target.this == T.CHAR
+    out.type = exp.DataType.build(f"char({len(value.this)})" if sized else "varchar")
     return out
 
 
@@ -401,6 +438,76 @@ def _to_timestamp(
     return _timestamp_target(node, value, source, target)
 
 
+_CONTAINERS = (T.ARRAY, T.MAP, T.STRUCT)
+
+
+def _parts(kind: exp.DataType) -> list:
+    """The element, key and value, or field types of a container type."""
+    return [f.args.get("kind") if isinstance(f, exp.ColumnDef) else f for f in kind.expressions]
+
+
+def _no_cast(source: Optional[exp.DataType], target: Optional[exp.DataType]) -> bool:
+    """Trino has no cast from ``source`` to ``target`` (False: it has one, or the types are
+    not known): a number or boolean to or from a date or timestamp (Trino's
+    DateOperators, TimestampOperators and the number types' operators register none) or
+    to or from an array, map or row; element by element inside those (ArrayToArrayCast,
+    MapToMapCast and RowToRowCast cast each element with the scalar cast)."""
+    if not isinstance(source, exp.DataType) or not isinstance(target, exp.DataType):
+        return False
+    if source.this in _CONTAINERS and source.this == target.this:
+        pairs = list(zip(_parts(source), _parts(target)))
+        return len(pairs) == len(target.expressions) and any(_no_cast(a, b) for a, b in pairs)
+    scalar = (is_integral, is_decimal, is_double, lambda k: k.this == T.BOOLEAN)
+    if (source.this in _CONTAINERS) != (target.this in _CONTAINERS):
+        other = target if source.this in _CONTAINERS else source
+        return any(f(other) for f in scalar) or other.this in (T.DATE, T.TIMESTAMP)
+    timed = [k.this in (T.DATE, T.TIMESTAMP) for k in (source, target)]
+    numbers = [any(f(k) for f in scalar) for k in (source, target)]
+    return (timed[0] and numbers[1]) or (numbers[0] and timed[1])
+
+
+def _cast_type_name(kind: exp.DataType) -> str:
+    """Trino's name of ``kind`` in a cast's TYPE_MISMATCH (a bare timestamp is (3))."""
+    if kind.this in (T.ARRAY, T.MAP):
+        inner = ", ".join(_cast_type_name(k) for k in _parts(kind))
+        return f"{'array' if kind.this == T.ARRAY else 'map'}({inner})"
+    if kind.this == T.TIMESTAMP:
+        return f"timestamp({kind.expressions[0].this.this if kind.expressions else 3})"
+    return athena_type_name(kind) or kind.sql("athena").lower()
+
+
+def _check_cast_exists(node: Any, source: Optional[exp.DataType]) -> None:
+    """A cast Trino does not have fails analysis: ExpressionAnalyzer.visitCast's
+    TYPE_MISMATCH ``Cannot cast integer to timestamp(3)`` (TRY_CAST too)."""
+    target = node.args["to"]
+    if _no_cast(source, target):
+        names = (_cast_type_name(source), _cast_type_name(target))  # type: ignore[arg-type]
+        raise Fails(f"TYPE_MISMATCH: Cannot cast {names[0]} to {names[1]}")
+
+
+def _distinct_map_keys(
+    value: exp.Expression, source: Any, target: exp.DataType, out: exp.Expression, safe: bool
+) -> exp.Expression:
+    """A map cast whose cast keys collide fails, as Trino's MapToMapCast.mapCast does
+    (INVALID_CAST_ARGUMENT ``duplicate keys``: ``map(array[1, 2], ...)`` to map(boolean,
+    ...), 'NaN' and ' NaN ' to double; Spark keeps one of them); TRY_CAST is NULL then."""
+    key = target.expressions[0]
+    kept = isinstance(source, exp.DataType) and source.this == T.MAP and source.expressions
+    if kept and source.expressions[0].sql("spark") == key.sql("spark"):
+        return out  # the keys are not cast
+    failed = exp.Literal.string(f"{ERROR_MARK}INVALID_CAST_ARGUMENT: duplicate keys{ERROR_END}")
+    keys = exp.DataType(this=T.ARRAY, expressions=[key.copy()], nested=True)
+    checked = spark(
+        f"CASE WHEN size(array_distinct(CAST(map_keys(_0) AS {keys.sql('spark')}))) "
+        f"< size(map_keys(_0)) THEN {'NULL' if safe else 'raise_error(_2)'} ELSE _1 END",
+        value,
+        out,
+        failed,
+    )
+    checked.type = out.type
+    return checked
+
+
 def _cast(node: Any, safe: bool) -> exp.Expression:
     target = node.to
     value = node.this
@@ -408,9 +515,10 @@ def _cast(node: Any, safe: bool) -> exp.Expression:
     if hooked is not None:
         return hooked
     source = type_of(value)
+    _check_cast_exists(node, source)
     _check_decimal_precision(target)
     if target.this == T.DECIMAL and not target.expressions:
-        target = _bare_decimal(value)
+        target = _bare_decimal(node, value)
     if target.this in (T.VARCHAR, T.CHAR, T.TEXT):
         text = _text_cast(node, value, source, target, safe)
         if text is not None:
@@ -428,7 +536,7 @@ def _cast(node: Any, safe: bool) -> exp.Expression:
         athena_type = target
     out = exp.TryCast(this=value, to=target, safe=True) if safe else exp.Cast(this=value, to=target)
     out.type = athena_type
-    return out
+    return _distinct_map_keys(value, source, target, out, safe) if target.this == T.MAP else out
 
 
 @rewrites(exp.Cast, "cast")
@@ -441,8 +549,26 @@ def try_cast(node: exp.Expression) -> exp.Expression:
     return _cast(node, safe=True)
 
 
+def _check_format_string(node: exp.Expression) -> None:
+    """format()'s first argument must be a varchar: Trino's ExpressionAnalyzer.visitFormat
+    fails the statement with TYPE_MISMATCH otherwise (``format(5, 8)``; a char and a bare
+    NULL, of Trino's type unknown, too)."""
+    kind = type_of(node.this)
+    literal = isinstance(node.this, exp.Literal) and node.this.is_string
+    if isinstance(node.this, exp.Null):
+        name = "unknown"
+    elif literal or kind is None or kind.this in (T.VARCHAR, T.TEXT, T.NULL, T.UNKNOWN):
+        return
+    else:
+        name = athena_type_name(kind) or kind.sql("athena").lower()
+    raise Fails(
+        f"TYPE_MISMATCH: Type of first argument to format() must be VARCHAR (actual: {name})"
+    )
+
+
 @rewrites(exp.Format, "format")
 def format_(node: exp.Expression) -> exp.Expression:
+    _check_format_string(node)
     hooked = FORMATS.first(node)  # dates, decimals (datetime_format.py, decimal.py)
     if hooked is not None:
         return hooked
