@@ -12,7 +12,8 @@ DecimalConversions.realToLongDecimal); ``format(5, 8)`` answered '5' (Trino's
 ExpressionAnalyzer wants a varchar format); an integer cast to a timestamp, alone or as
 an array's element, answered a timestamp (Trino has no such cast: TYPE_MISMATCH); a map
 cast whose cast keys collide kept one of them (Trino's MapToMapCast fails 'duplicate
-keys')."""
+keys'); a decimal sum whose operand, rescaled to the sum's scale, passes Int128 succeeded
+(Trino's DecimalOperators rescale with Int128Math.rescale: NUMERIC_VALUE_OUT_OF_RANGE)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from tests.emulator.table_forms import emulator_with_tables, failure, over, row
 ROWS = (
     "select * from (values (REAL '1456213.432632456', 5, array[1, null, 3], "
     "map(array[1, 2], array[6, 9]), map(array['NaN', ' NaN '], array[1, 2]), "
-    "DECIMAL '0.018', VARCHAR 'foo', '1.5')) as t(r, k, a, m, sm, dz, vs, word)"
+    "DECIMAL '0.018', VARCHAR 'foo', '1.5', DECIMAL '17015000000000000000000000000000000000')) "
+    "as t(r, k, a, m, sm, dz, vs, word, big)"
 )
 TABLES = {
     "hive": "create table exact_casts.t_hive with (format='PARQUET', "
@@ -93,6 +95,12 @@ LITERAL_CASES = [
         ["{1=6, 2=9}", None],
     ),
     ("SELECT cast(array[1, null, 3] as array(bigint))", ["[1, null, 3]"]),
+    # a decimal(37,0) rescaled to scale 1 cannot pass Int128: no check, the sum as it is
+    (
+        "SELECT DECIMAL '1701411834604692317316873037158841057' + DECIMAL '0.1', "
+        "DECIMAL '-1701411834604692317316873037158841057' - DECIMAL '0.1'",
+        ["1701411834604692317316873037158841057.1", "-1701411834604692317316873037158841057.1"],
+    ),
 ]
 
 
@@ -134,6 +142,12 @@ FAILING_LITERALS = [
     (
         "SELECT cast((MAP(ARRAY['NaN', ' NaN '], ARRAY[1, 2])) as MAP(double, integer))",
         "INVALID_CAST_ARGUMENT: duplicate keys",
+    ),
+    # TestDecimalOperators:173/281: the sum fits decimal(38,1), the rescaled operand no Int128
+    (
+        "SELECT (DECIMAL '17015000000000000000000000000000000000') + "
+        "(DECIMAL '-7015000000000000000000000000000000000.1')",
+        "NUMERIC_VALUE_OUT_OF_RANGE: Decimal overflow",
     ),
 ]
 
@@ -192,6 +206,10 @@ FAILING_COLUMNS = [
     ("cast(k as timestamp)", "TYPE_MISMATCH: Cannot cast integer to timestamp(3)"),
     ("cast(m as map(boolean, bigint))", "INVALID_CAST_ARGUMENT: duplicate keys"),
     ("cast(sm as map(double, integer))", "INVALID_CAST_ARGUMENT: duplicate keys"),
+    (
+        "big - DECIMAL '7015000000000000000000000000000000000.1'",
+        "NUMERIC_VALUE_OUT_OF_RANGE: Decimal overflow",
+    ),
 ]
 
 

@@ -15,6 +15,7 @@ from sqlglot import exp
 from athena_spark_emulator.sql.functions.array import _DOT, _NORM, _arrays_of_numbers
 from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import (
+    arithmetic_type,
     decimal_parts,
     is_date,
     is_decimal,
@@ -26,7 +27,7 @@ from athena_spark_emulator.sql.spark_forms import (
     typed,
     wider_integral,
 )
-from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
+from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
 
 T = exp.DataType.Type
 _cls: Any
@@ -80,8 +81,49 @@ def _date_plus_time_of_day(node: exp.Expression) -> exp.Expression:
     return node
 
 
-rewrites(exp.Add, "+")(_date_plus_time_of_day)
-rewrites(exp.Sub, "-")(_date_plus_time_of_day)
+#: Int128's largest value: Trino's long decimals are 128-bit two's complement integers.
+_INT128_MAX = 2**127 - 1
+
+
+def _rescale_checked(operand: exp.Expression, scale: int) -> exp.Expression:
+    """``operand`` (a decimal(p,s) or an integer, as decimal(10,0)-like) failing
+    NUMERIC_VALUE_OUT_OF_RANGE ("Decimal overflow") where Trino's rescale of it to
+    ``scale`` overflows: DecimalOperators.add/subtract rescale the operand of the smaller
+    scale with Int128Math.rescale, which throws once |unscaled| * 10^(scale - s) passes
+    2^127 - 1 (decimal(38,0) + decimal(38,1) of 1.7015E37 fails, though the sum fits).
+    Spark adds at the wider scale without that bound. An operand that cannot pass it
+    (p + scale - s <= 38) stays as it is."""
+    kind = type_of(operand)
+    parts = decimal_parts(kind) if kind is not None else None
+    if kind is None or parts is None or parts[0] + scale - parts[1] <= 38:
+        return operand
+    own = parts[1]
+    bound = _INT128_MAX // 10 ** (scale - own)  # the largest unscaled value that rescales
+    text = f"{bound // 10**own}.{bound % 10**own:0{own}d}" if own else str(bound)
+    failed = exp.Literal.string(
+        f"{ERROR_MARK}NUMERIC_VALUE_OUT_OF_RANGE: Decimal overflow{ERROR_END}"
+    )
+    check = (
+        f"CASE WHEN abs(_0) > CAST('{text}' AS DECIMAL(38, {own})) THEN raise_error(_1) ELSE _0 END"
+    )
+    return typed(spark(check, operand, failed), kind)
+
+
+def _add_or_subtract(node: exp.Expression) -> exp.Expression:
+    """+ and -: a date with a time-of-day interval (:func:`_date_plus_time_of_day`), and
+    decimal operands rescaled as Trino's DecimalOperators do (:func:`_rescale_checked`)."""
+    node = _date_plus_time_of_day(node)
+    result = arithmetic_type(node) if isinstance(node, (exp.Add, exp.Sub)) else None
+    if result is None or not is_decimal(result):
+        return node
+    scale = decimal_parts(result)[1]  # type: ignore[index]
+    node.set("this", _rescale_checked(node.this, scale))
+    node.set("expression", _rescale_checked(node.expression, scale))
+    return node
+
+
+rewrites(exp.Add, "+")(_add_or_subtract)
+rewrites(exp.Sub, "-")(_add_or_subtract)
 
 
 @rewrites(exp.Div, "/")
