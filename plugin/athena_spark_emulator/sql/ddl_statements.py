@@ -97,7 +97,7 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
     _check_open_partitions(frame, keys)
     _check_location_empty(engine.catalog, location)
     engine.write_hive(frame, location, fmt, keys, "errorifexists")
-    by_name = {f.name.lower(): f.dataType.simpleString() for f in frame.schema.fields}
+    by_name = {name.lower(): kind for name, kind in glue_columns(frame.schema)}
     engine.catalog.put_table(
         ref,
         glue_columns(frame.schema, keys),
