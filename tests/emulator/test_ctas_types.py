@@ -20,7 +20,7 @@ from typing import Any, Dict, Iterator, List, Tuple
 import pytest
 
 from athena_spark_emulator import Emulator
-from tests.emulator.table_forms import emulator_with_tables
+from tests.emulator.table_forms import emulator_with_tables, failure
 from tests.emulator.test_athena_semantics import settled
 
 SCHEMA = "ctas_types"
@@ -193,3 +193,24 @@ def test_insert_keeps_the_tables_glue_types(emu: Emulator, source: str) -> None:
         ("float", 17, 0),
     ]
     assert len(rows["Rows"]) == 3  # the header row and two rows
+
+
+# ---- what a Hive table cannot hold ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "expr, athena",
+    [
+        (
+            "from_iso8601_timestamp('2020-01-01T00:00:00Z')",
+            "timestamp(3) with time zone",
+        ),
+        ("time '01:02:03'", "time(0)"),  # a literal's precision is its digits'
+    ],
+)
+def test_hive_ctas_of_a_type_hive_cannot_hold_fails(emu: Emulator, expr: str, athena: str) -> None:
+    """Trino's HiveTypeTranslator.toTypeInfo: ``NOT_SUPPORTED: Unsupported Hive type``."""
+    table = new_table()
+    reason = failure(emu, f"create table {SCHEMA}.{table} as select {expr} as c")
+    assert reason.startswith(f"NOT_SUPPORTED: Unsupported Hive type: {athena}"), reason
+    assert "cast(c as varchar)" in reason
