@@ -12,12 +12,16 @@ reads (no session).
 
 from __future__ import annotations
 
-from typing import Any, Dict
+import re
+from typing import Any, Dict, List, Mapping, Optional
 
+from athena_spark_emulator.accounts import glue_types
 from athena_spark_emulator.sql.results import _SIMPLE_TYPES, _text_struct
 
 #: Spark column metadata: the column's Athena type (``timestamp(6)``, ``array(real)``).
 TYPE_KEY = "athena_column_type"
+#: a varchar(n) or char(n) in a type's text
+_LENGTHS = re.compile(r"\b(?:varchar|char)\(\d+\)")
 
 
 def athena_type(spark_type: Any, precision: int = 3) -> str:
@@ -48,17 +52,139 @@ def athena_type(spark_type: Any, precision: int = 3) -> str:
     return _SIMPLE_TYPES.get(name, spark_type.simpleString())
 
 
-def typed(frame: Any, precision: int) -> Any:
+def typed(frame: Any, precision: int, glue: Optional[Mapping[str, str]] = None) -> Any:
     """``frame`` with each column's Athena type in its metadata (:data:`TYPE_KEY`); a
-    column that has one already (a view's column over a table) keeps it."""
+    column that has one already (a view's column over a table) keeps it. ``glue``: a Hive
+    table's Glue columns ({name: Glue type}), whose ``varchar(n)`` and ``char(n)`` (Spark
+    reads them as strings) are the columns' Athena types, as Athena reads them
+    (``HiveTypeTranslator``'s types the other way round; accounts/glue_types.athena_type)."""
+    declared = {k.lower(): v for k, v in (glue or {}).items()}
     for field in frame.schema.fields:
         if TYPE_KEY not in field.metadata:
-            metadata = {**field.metadata, TYPE_KEY: athena_type(field.dataType, precision)}
+            kind = athena_type(field.dataType, precision)
+            metadata = {**field.metadata, TYPE_KEY: _declared(declared, field.name, kind)}
             frame = frame.withMetadata(field.name, metadata)
     return frame
+
+
+def _declared(glue: Mapping[str, str], name: str, spark_kind: str) -> str:
+    """The Athena type of a Hive table's column ``name`` from its Glue type, where it is
+    the one Spark reads but for the lengths of its varchar(n) and char(n); else
+    ``spark_kind``."""
+    text = glue.get(name.lower())
+    if text is None or not _LENGTHS.search(text.lower()):
+        return spark_kind
+    try:
+        kind = glue_types.athena_type(glue_types.parse(text), 3)
+    except glue_types.GlueTypeError:
+        return spark_kind
+    return kind if _unsized(kind) == _unsized(spark_kind) else spark_kind
+
+
+def _unsized(athena: str) -> str:
+    """An Athena type's text with its varchar(n) and char(n) as varchar, without quotes."""
+    return _LENGTHS.sub("varchar", athena.replace('"', "").replace(" ", "").lower())
 
 
 def columns_of(schema: Any) -> Dict[str, str]:
     """``{column: Athena type}`` of a Spark schema: the type in a column's metadata, else
     the one its Spark type gives (timestamps ``timestamp(3)``)."""
     return {f.name: f.metadata.get(TYPE_KEY) or athena_type(f.dataType) for f in schema.fields}
+
+
+# ---- Glue (Hive) types <-> Athena types ---------------------------------------------------
+
+_HIVE_NAMES = {
+    "boolean": "boolean",
+    "tinyint": "tinyint",
+    "smallint": "smallint",
+    "integer": "int",
+    "bigint": "bigint",
+    "real": "float",
+    "double": "double",
+    "varbinary": "binary",
+    "date": "date",
+}
+MAX_VARCHAR_LENGTH = 65535  # Hive's HiveVarchar.MAX_VARCHAR_LENGTH
+MAX_CHAR_LENGTH = 255  # Hive's HiveChar.MAX_CHAR_LENGTH
+_HEAD = re.compile(r"\s*([a-z][a-z0-9_ ]*?)\s*(?:\((.*)\))?\s*(with time zone)?\s*", re.S)
+_FIELD = re.compile(r'\s*(?:"((?:[^"]|"")*)"|([a-z_][a-z0-9_]*))\s+(\S.*)', re.S | re.I)
+
+
+def _arguments(text: str) -> List[str]:
+    """A type's top-level arguments: ``varchar(1), array(real)`` is two."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
+
+
+def hive_type(athena: str) -> Optional[str]:
+    """The Glue (Hive) column type Athena's Hive CTAS writes for a column of Athena type
+    ``athena`` (Trino's ``io.trino.plugin.hive.util.HiveTypeTranslator.toTypeInfo``):
+    integer is ``int``, real ``float``, varbinary ``binary``, unbounded varchar ``string``,
+    ``varchar(n)`` (n <= 65535) and ``char(n)`` (n <= 255) themselves, any ``timestamp(p)``
+    ``timestamp``, ``decimal(p,s)`` itself, ``array(T)`` ``array<T>``, ``map(K, V)``
+    ``map<K,V>``, ``row(name T, ...)`` ``struct<name:T,...>``. None where Trino fails with
+    NOT_SUPPORTED ("Unsupported Hive type"): the zoned types, time, interval, json,
+    ipaddress, uuid, a longer varchar or char, an anonymous row field."""
+    found = _HEAD.fullmatch(athena.lower())
+    if found is None:
+        return None
+    name, args, zoned = found.group(1), found.group(2), found.group(3)
+    if zoned:
+        return None
+    if name in _HIVE_NAMES and args is None:
+        return _HIVE_NAMES[name]
+    if name in ("varchar", "char"):
+        limit = MAX_VARCHAR_LENGTH if name == "varchar" else MAX_CHAR_LENGTH
+        if args is None:
+            return "string" if name == "varchar" else "char(1)"
+        return f"{name}({int(args)})" if args.strip().isdigit() and int(args) <= limit else None
+    if name == "timestamp":
+        return "timestamp"
+    if name == "decimal":
+        digits = [a.strip() for a in _arguments(args or "38,0")]
+        return f"decimal({','.join(digits)})" if all(d.isdigit() for d in digits) else None
+    return _hive_nested(name, _arguments(args) if args else [])
+
+
+def _hive_nested(name: str, args: List[str]) -> Optional[str]:
+    if name == "array" and len(args) == 1:
+        element = hive_type(args[0])
+        return None if element is None else f"array<{element}>"
+    if name == "map" and len(args) == 2:
+        key, value = hive_type(args[0]), hive_type(args[1])
+        return None if key is None or value is None else f"map<{key},{value}>"
+    if name != "row" or not args:
+        return None
+    fields = []
+    for arg in args:
+        named = _FIELD.fullmatch(arg)
+        inner = hive_type(named.group(3)) if named else None
+        if named is None or inner is None:
+            return None  # an anonymous field, or one Hive cannot hold
+        field_name = named.group(1).replace('""', '"') if named.group(1) else named.group(2)
+        fields.append(f"{field_name}:{inner}")
+    return f"struct<{','.join(fields)}>"
+
+
+def as_string(hive: str) -> str:
+    """A Glue type with its ``varchar(n)`` and ``char(n)`` as ``string``, as Spark holds
+    them (and as it writes them to the table's files)."""
+    return _LENGTHS.sub("string", hive.replace(" ", "").lower())
+
+
+def glue_type(athena: str, spark_type: Any) -> str:
+    """The Glue type of a written column of Athena type ``athena`` whose values Spark holds
+    as ``spark_type``: :func:`hive_type`, where it is Spark's own type but for the lengths
+    of varchar(n) and char(n) (which Spark holds as strings); else Spark's type (the
+    files' type: the translation did not give the column a type that Spark holds)."""
+    spark = spark_type.simpleString()
+    hive = hive_type(athena)
+    if hive is not None and as_string(hive) == as_string(spark):
+        return hive
+    return spark

@@ -23,7 +23,7 @@ from athena_spark_emulator.accounts.catalog import (
     is_iceberg,
 )
 from athena_spark_emulator.core.constants import REGION
-from athena_spark_emulator.sql import syntax
+from athena_spark_emulator.sql import column_types, syntax
 from athena_spark_emulator.sql.statements import (
     VIEW_TEXT_PREFIX,
     Engine,
@@ -93,11 +93,12 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
         )
         return Outcome(update_count=rows)
     fmt = _hive_format(props, statement)
+    _check_hive_types(frame)
     keys = _partition_keys_last(frame, list(props.get("partitioned_by") or []))
     _check_open_partitions(frame, keys)
     _check_location_empty(engine.catalog, location)
     engine.write_hive(frame, location, fmt, keys, "errorifexists")
-    by_name = {f.name.lower(): f.dataType.simpleString() for f in frame.schema.fields}
+    by_name = {name.lower(): kind for name, kind in glue_columns(frame.schema)}
     engine.catalog.put_table(
         ref,
         glue_columns(frame.schema, keys),
@@ -108,6 +109,21 @@ def create_table_as(engine: Engine, statement: Statement) -> Outcome:
     hive_partitions.register_written(engine.catalog, ref)
     engine.catalog.sync_to_s3(location, ref.account)
     return Outcome(update_count=rows)
+
+
+def _check_hive_types(frame: Any) -> None:
+    """A Hive table holds the types Trino's ``HiveTypeTranslator.toTypeInfo`` translates
+    (column_types.hive_type); a column of another type (a zoned timestamp, a time, an
+    interval, an ipaddress, a uuid) fails the CTAS as on Athena: ``NOT_SUPPORTED:
+    Unsupported Hive type``. (A NULL's ``unknown`` is left to Spark's own type.)"""
+    for spark_field in frame.schema.fields:
+        athena = type_of_field(spark_field)
+        if "unknown" not in athena and column_types.hive_type(athena) is None:
+            raise QueryFailed(
+                f"NOT_SUPPORTED: Unsupported Hive type: {athena} (column {spark_field.name}: "
+                "a Hive table cannot hold it; cast it to a type it holds, e.g. "
+                f"cast({spark_field.name} as varchar), or write an Iceberg table)"
+            )
 
 
 def _partition_keys_last(frame: Any, keys: List[str]) -> List[str]:

@@ -241,6 +241,8 @@ def column_info(athena: str) -> Tuple[str, int, int]:
     2147483647, 0), ``timestamp(6) with time zone`` ("timestamp with time zone", 6, 0),
     ``array(integer)`` ("array", 0, 0)."""
     text = athena.strip().lower()
+    if text == "real":  # Athena names it as Hive does (PyAthena's recorded ColumnInfo)
+        return "float", _PRECISION["real"], 0
     if text.startswith(("array", "map", "row")):
         return text.split("(", 1)[0].strip(), 0, 0
     sized = _SIZED.fullmatch(text)

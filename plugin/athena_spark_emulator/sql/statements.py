@@ -222,7 +222,9 @@ class Engine:
         frame = self.table_frame(ref)
         if is_iceberg(entry):
             return self.register(column_types.typed(frame, 6))
-        return self.register(column_types.typed(_millisecond_timestamps(frame), 3))
+        glue = [*entry["StorageDescriptor"].get("Columns", []), *entry.get("PartitionKeys", [])]
+        declared = {c["Name"]: c["Type"] for c in glue}
+        return self.register(column_types.typed(_millisecond_timestamps(frame), 3, declared))
 
     def information_schema(self, table: exp.Table, name: Name, statement: Statement) -> Any:
         """A table of ``information_schema`` (information_schema.py) of the catalog named."""
@@ -326,9 +328,14 @@ def view_definition(entry: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def glue_columns(schema: Any, skip: Sequence[str] = ()) -> List[Tuple[str, str]]:
+    """The Glue columns of a table written from a query's ``schema`` (but ``skip``): each
+    column's Glue type from its Athena type (column_types.glue_type: a ``varchar(3)``
+    result is Glue ``varchar(3)``, as Athena's CTAS writes it)."""
     lowered = {s.lower() for s in skip}
     return [
-        (f.name, f.dataType.simpleString()) for f in schema.fields if f.name.lower() not in lowered
+        (f.name, column_types.glue_type(type_of_field(f), f.dataType))
+        for f in schema.fields
+        if f.name.lower() not in lowered
     ]
 
 
@@ -397,9 +404,10 @@ def _athena_cast(spark_type: Any, athena: str) -> Optional[str]:
 def _agrees(spark_type: Any, athena: str) -> bool:
     """Whether a Spark column of ``spark_type`` holds values of the Athena type ``athena``
     (the metadata then names ``athena``; else Spark's own type stands)."""
-    have = column_types.athena_type(spark_type)
+    have = column_types.athena_type(spark_type).split("(", 1)[0].strip()
     base = athena.split("(", 1)[0].strip()
-    return have.split("(", 1)[0].strip() == base or athena == "json"
+    # Spark holds char(n) values (padded to n) as strings
+    return have == base or athena == "json" or (have, base) == ("varchar", "char")
 
 
 def athena_typed(frame: Any, kinds: Sequence[Optional[str]], statement: str = "") -> Any:
