@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from sqlglot import exp
 
+from athena_spark_emulator.sql.functions.comparison import merged_type, named_as, type_text
 from athena_spark_emulator.sql.functions.table import TABLE, Entry, Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import (
     call,
@@ -34,21 +35,28 @@ _name: str
 
 @rewrites(exp.DPipe, "||")
 def concat_operator(node: exp.Expression) -> exp.Expression:
+    """Trino's ``||`` of arrays (ArrayConcatFunction, ArrayToElementConcatFunction,
+    ElementToArrayConcatFunction): an array(E) of the arrays' or the array's and the
+    element's common type E, which the result keeps (a CAST of it to JSON writes dates as
+    dates); of text, concat."""
     left, right = type_of(node.this), type_of(node.expression)
     arrays = [k is not None and k.this == exp.DataType.Type.ARRAY for k in (left, right)]
     if arrays[0] and arrays[1]:
         assert left is not None and right is not None
+        _ambiguous_concat(left, right)
         inner_left = left.expressions[0] if left.expressions else None
         inner_right = right.expressions[0] if right.expressions else None
         if inner_right is not None and inner_right == left:  # element || array of them
-            return spark("concat(array(_0), _1)", node.this, node.expression)
+            return _array_of(spark("concat(array(_0), _1)", node.this, node.expression), right)
         if inner_left is not None and inner_left == right:
-            return spark("concat(_0, array(_1))", node.this, node.expression)
-        return spark("concat(_0, _1)", node.this, node.expression)
+            return _array_of(spark("concat(_0, array(_1))", node.this, node.expression), left)
+        return _array_of(spark("concat(_0, _1)", node.this, node.expression), left, right)
     if arrays[0]:
-        return spark("concat(_0, array(_1))", node.this, node.expression)
+        out = spark("concat(_0, array(_1))", node.this, node.expression)
+        return _array_of(out, left, _array_type(right))
     if arrays[1]:
-        return spark("concat(array(_0), _1)", node.this, node.expression)
+        out = spark("concat(array(_0), _1)", node.this, node.expression)
+        return _array_of(out, _array_type(left), right)
     strings = [
         (isinstance(n, exp.Literal) and n.is_string)
         or (k is not None and k.this in (T.VARCHAR, T.TEXT, T.CHAR))
@@ -57,6 +65,52 @@ def concat_operator(node: exp.Expression) -> exp.Expression:
     if not any(strings):
         raise Refused(f"the operator || in {node.sql('athena')}", "operand types unknown")
     return spark("concat(_0, _1)", node.this, node.expression)
+
+
+def _array_type(element: Optional[exp.DataType]) -> Optional[exp.DataType]:
+    if element is None:
+        return None
+    return exp.DataType(this=T.ARRAY, expressions=[element], nested=True)
+
+
+def _array_of(out: exp.Expression, *arrays: Optional[exp.DataType]) -> exp.Expression:
+    """``out`` typed array(E), E the arrays' elements' common type (comparison.merged_type:
+    a double where one is); left to the annotation where one is unknown."""
+    elements = [a.expressions[0] if a is not None and a.expressions else None for a in arrays]
+    if any(e is None or e.this in (T.UNKNOWN, T.NULL) for e in elements):
+        return out
+    common = merged_type(list(elements))
+    if common is None:
+        return out
+    name = type_text(common)
+    if name is not None:  # what typeof names
+        named_as(out, f"array({name})")
+    return typed(out, _array_type(common))  # type: ignore[arg-type]
+
+
+def _ambiguous_concat(left: exp.DataType, right: exp.DataType) -> None:
+    """``ARRAY[ARRAY[1]] || ARRAY[NULL]``: an array(unknown) beside an array of arrays is
+    both an array to concatenate (concat(array(E)), E array(integer)) and an element to
+    append (concat(array(E), E)), and neither reading needs fewer coercions, so Trino's
+    FunctionResolver fails AMBIGUOUS_FUNCTION_CALL (TestArrayOperators.testConcat: "The
+    result can be [[1], NULL] or [[1], [NULL]] depending on interpretation")."""
+    inner = [k.expressions[0] if k.expressions else None for k in (left, right)]
+    unknown = [i is not None and i.this in (T.UNKNOWN, T.NULL) for i in inner]
+    nested = [i is not None and i.this == T.ARRAY for i in inner]
+    if (unknown[0] and nested[1]) or (unknown[1] and nested[0]):
+        shown = ", ".join(_type_name(k) for k in (left, right))
+        raise Fails(
+            "AMBIGUOUS_FUNCTION_CALL: Could not choose a best candidate operator. Explicit "
+            f"type casts must be added (concat({shown}): both concat(array(E)) and the "
+            "element forms concat(array(E), E), concat(E, array(E)) apply; cast the array(unknown) "
+            "side, e.g. "
+            "CAST(ARRAY[NULL] AS array(array(integer))))"
+        )
+
+
+def _type_name(kind: exp.DataType) -> str:
+    """``kind`` as Trino names it in a message (a NULL's type is unknown)."""
+    return type_text(kind) or kind.sql("athena").lower().replace("null", "unknown")
 
 
 # ---- strings --------------------------------------------------------------------------------
