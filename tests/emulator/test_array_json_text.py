@@ -141,3 +141,20 @@ def test_decimal_map_key_columns_cast_to_json(emu: Emulator, source: str, cte: b
     assert values(
         emu, "cast(MAP(ARRAY[dbig, dzero], ARRAY[666666, null]) as JSON)", source, cte
     ) == ['{"0.0000000000000000":null,"12345678901234567890.1234567890666666":666666}']
+
+
+# ---- listagg takes no third argument (TestListagg:191) ---------------------------------------
+def test_listagg_with_three_arguments_fails_as_trino_parses_it(emu: Emulator) -> None:
+    reason = failure(
+        emu, "SELECT listagg(v, ',', '...') WITHIN GROUP (ORDER BY v) FROM (VALUES 'a') t(v)"
+    )
+    assert reason.startswith("SYNTAX_ERROR"), reason
+    assert "listagg" in reason, reason
+
+
+@pytest.mark.parametrize("source, cte", FORMS)
+def test_listagg_of_a_column_with_three_arguments_fails(
+    emu: Emulator, source: str, cte: bool
+) -> None:
+    reason = failure(emu, over(source, cte, "listagg(v, ',', '...') WITHIN GROUP (ORDER BY v)"))
+    assert reason.startswith("SYNTAX_ERROR"), reason
