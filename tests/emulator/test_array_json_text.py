@@ -158,3 +158,33 @@ def test_listagg_of_a_column_with_three_arguments_fails(
 ) -> None:
     reason = failure(emu, over(source, cte, "listagg(v, ',', '...') WITHIN GROUP (ORDER BY v)"))
     assert reason.startswith("SYNTAX_ERROR"), reason
+
+
+# ---- date_parse's %f: Joda's millisecond, truncated (TestDateTimeFunctions:850) ---------------
+def test_date_parse_fraction_is_truncated_to_milliseconds(emu: Emulator) -> None:
+    assert values(emu, "date_parse('1.2006', '%s.%f'), date_parse('1.9999', '%s.%f')") == [
+        "1970-01-01 00:00:01.200",
+        "1970-01-01 00:00:01.999",
+    ]
+
+
+@pytest.mark.parametrize("source, cte", FORMS)
+def test_date_parse_of_columns_and_dbt_athena_seed_formats(
+    emu: Emulator, source: str, cte: bool
+) -> None:
+    """dbt-athena's seed parses each timestamp column with its formats in turn, each in
+    try(date_parse(...)) (as test_athena_sql's exact-SQL test renders it)."""
+    seed = (
+        "coalesce(try(date_parse({c}, '%Y-%m-%dT%H:%i:%s.%fZ')), "
+        "try(date_parse({c}, '%Y-%m-%d %H:%i:%s')))"
+    )
+    assert values(
+        emu,
+        f"date_parse(secs, '%s.%f'), {seed.format(c='iso')}, {seed.format(c='plain')}",
+        source,
+        cte,
+    ) == [
+        "1970-01-01 00:00:01.200",
+        "2024-01-02 03:04:05.123",
+        "2024-01-02 03:04:05.000",
+    ]
