@@ -23,7 +23,7 @@ SCHEMA = "array_json_text"
 ROW = (
     "select date '2001-08-22' as d1, date '2001-08-23' as d2, array[date '2001-08-22'] as ds, "
     "array[1, 5] as ints, array[5] as five, array[1.0E0] as dbl, array[array[1]] as nested, "
-    "array[3, 4] as keys34, cast('0.0' as decimal(36,16)) as dzero, "
+    "array[3, 4] as keys34, bigint '4' as big, cast('0.0' as decimal(36,16)) as dzero, "
     "cast('12345678901234567890.1234567890666666' as decimal(36,16)) as dbig, "
     "'a' as v, '1.2006' as secs, '2024-01-02T03:04:05.123456Z' as iso, "
     "'2024-01-02 03:04:05' as plain"
@@ -69,6 +69,24 @@ def test_array_element_concat_of_date_columns_cast_to_json(
     assert values(
         emu, "CAST(ds || d2 AS JSON), CAST(d2 || ds AS JSON), typeof(ds || d2)", source, cte
     ) == ['["2001-08-22","2001-08-23"]', '["2001-08-23","2001-08-22"]', "array(date)"]
+
+
+def test_array_concat_widens_integers_to_bigint(emu: Emulator) -> None:
+    """TestArrayOperators 809, 815, 981: the common type of integer and bigint elements."""
+    assert values(
+        emu,
+        "typeof((ARRAY[1, 2]) || (ARRAY[3, BIGINT '4'])), (ARRAY[1, 2]) || (ARRAY[3, 40000000000]), "
+        "typeof((ARRAY[1, 2]) || (ARRAY[3, 40000000000])), typeof((ARRAY[2]) || BIGINT '1')",
+    ) == ["array(bigint)", "[1, 2, 3, 40000000000]", "array(bigint)", "array(bigint)"]
+
+
+@pytest.mark.parametrize("source, cte", FORMS)
+def test_array_concat_of_integer_and_bigint_columns(emu: Emulator, source: str, cte: bool) -> None:
+    assert values(emu, "ints || big, typeof(ints || big), typeof(big || ints)", source, cte) == [
+        "[1, 5, 4]",
+        "array(bigint)",
+        "array(bigint)",
+    ]
 
 
 # ---- ARRAY[ARRAY[1]] || ARRAY[NULL]: ambiguous (TestArrayOperators:942) ------------------------
