@@ -230,13 +230,16 @@ def test_varchar_is_string_in_glue() -> None:
 def test_dbt_athena_seed_timestamp_parsing_becomes_spark_patterns() -> None:
     """dbt-athena's seeds wrap each timestamp format in try(date_parse(...)): under ANSI
     mode Spark's try_to_timestamp (NULL where the parse fails, as try() on Athena), with
-    literal letters quoted as Spark's patterns need."""
+    literal letters quoted as Spark's patterns need; a format with %f truncated to whole
+    milliseconds, as Trino's Joda parse keeps them (tests/emulator/test_array_json_text.py
+    runs these formats over a table's columns)."""
     tree = syntax.parse(
         "select coalesce(try(date_parse(x, '%Y-%m-%dT%H:%i:%s.%fZ')), "
         "try(date_parse(x, '%Y-%m-%d %H:%i:%s'))) as x from t"
     )
     assert translate.to_spark(tree, {}) == (
-        "SELECT COALESCE(TRY_TO_TIMESTAMP(x, 'yyyy-M-d\\'T\\'H:m:s.SSSSSS\\'Z\\''), "
+        "SELECT COALESCE(DATE_TRUNC('MILLISECOND', "
+        "TRY_TO_TIMESTAMP(x, 'yyyy-M-d\\'T\\'H:m:s.SSSSSS\\'Z\\'')), "
         "TRY_TO_TIMESTAMP(x, 'yyyy-M-d H:m:s')) AS x FROM t"
     )
 

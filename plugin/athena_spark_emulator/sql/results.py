@@ -9,7 +9,9 @@ import decimal
 import math
 import re
 import struct
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
+
+from athena_spark_emulator.sql.java_hash import hash_map_order, key_hash
 
 _SIMPLE_TYPES = {
     "StringType": "varchar",
@@ -91,7 +93,7 @@ def _container_text(value: Any, spark_type: Any) -> Optional[str]:
     text, each part printed by its type where ``spark_type`` is the Spark type itself."""
     if isinstance(value, dict):
         key, item = (getattr(spark_type, n, None) for n in ("keyType", "valueType"))
-        parts = (f"{_nested(k, key)}={_nested(v, item)}" for k, v in value.items())
+        parts = (f"{_nested(k, key)}={_nested(v, item)}" for k, v in _map_order(value, key))
         return "{" + ", ".join(parts) + "}"
     if isinstance(value, (list, tuple)):
         if hasattr(value, "asDict"):  # a Spark Row: Athena's row text
@@ -99,6 +101,15 @@ def _container_text(value: Any, spark_type: Any) -> Optional[str]:
         element = getattr(spark_type, "elementType", None)
         return "[" + ", ".join(_nested(v, element) for v in value) + "]"
     return str(value)
+
+
+def _map_order(value: dict, key_type: Any) -> List[Tuple[Any, Any]]:
+    """A map's entries in the order Athena prints them: Trino's MapType.getObjectValue
+    puts them into a java.util.HashMap, whose iteration order java_hash models for keys of
+    integral, varchar, boolean, double and real types; Spark's order for the others."""
+    entries = list(value.items())
+    order = hash_map_order([key_hash(k, key_type) for k, _ in entries])
+    return entries if order is None else [entries[i] for i in order]
 
 
 def _non_finite(value: float) -> str:

@@ -21,7 +21,8 @@ from typing import Any, Dict, List, Optional, Set
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import TokenType
 
 from athena_spark_emulator.sql.functions.table import Fails
 
@@ -280,6 +281,40 @@ def _values_width(row: exp.Expression) -> int:
     return len(items)
 
 
+_OPEN = (TokenType.L_PAREN, TokenType.L_BRACKET)
+_CLOSE = (TokenType.R_PAREN, TokenType.R_BRACKET)
+
+
+def listagg_arguments(statement: str) -> None:
+    """Trino's grammar (SqlBase.g4: ``LISTAGG '(' setQuantifier? expression (',' string)?
+    (ON OVERFLOW ...)? ')'``) takes a value and at most a separator: a third argument is a
+    SYNTAX_ERROR ("mismatched input ','. Expecting: ')', 'ON'", TestListagg), where
+    sqlglot reads the call and drops it."""
+    if "listagg" not in statement.lower():
+        return
+    try:
+        tokens = sqlglot.Dialect.get_or_raise(DIALECT).tokenize(statement)
+    except TokenError:
+        return  # the parse names what is wrong
+    for i, token in enumerate(tokens[:-1]):
+        if token.text.lower() != "listagg" or tokens[i + 1].token_type != TokenType.L_PAREN:
+            continue
+        depth, commas = 0, 0
+        for inner in tokens[i + 1 :]:
+            depth += (inner.token_type in _OPEN) - (inner.token_type in _CLOSE)
+            if depth == 0:
+                break
+            commas += depth == 1 and inner.token_type == TokenType.COMMA
+            if commas == 2:
+                line = statement.count("\n", 0, inner.start) + 1
+                column = inner.start - statement.rfind("\n", 0, inner.start)
+                raise Fails(
+                    f"SYNTAX_ERROR: line {line}:{column}: mismatched input ','. Expecting: "
+                    "')', 'ON' (listagg takes a value and a separator string: "
+                    "listagg(x, ',') WITHIN GROUP (ORDER BY ...); it has no third argument)"
+                )
+
+
 def parse(statement: str) -> exp.Expression:
     """One Athena statement, parsed; :class:`Untranslatable` when sqlglot cannot."""
     check_first_word(statement)
@@ -290,6 +325,7 @@ def parse(statement: str) -> exp.Expression:
             "Athena answers it with Trino's query plan; the emulator runs the statement's "
             "translation on Spark and has no Trino plan to give. Run EXPLAIN on Athena itself",
         )
+    listagg_arguments(statement)
     text = binary_literals(statement)
     if "json_" in statement.lower():  # SQL/JSON clauses sqlglot cannot parse
         from athena_spark_emulator.sql.functions.json import json_clauses

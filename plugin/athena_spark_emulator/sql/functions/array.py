@@ -17,6 +17,7 @@ from athena_spark_emulator.sql.functions.comparison import (
     element_type,
     equal_form,
     known_type,
+    merged_type,
     named_as,
     named_type,
     not_supported,
@@ -177,7 +178,9 @@ def array_intersect(node: exp.Expression) -> exp.Expression:
         "ELSE array_intersect(_0, _1) END",
         *node.expressions,
     )
-    element = element_type(node.expressions[0])
+    # array(E) of the arrays' common element type (Trino coerces both to it: an integer and a
+    # double array intersect as doubles, TestArrayOperators), which Spark's result has too
+    element = merged_type([element_type(a) for a in node.expressions])
     name = type_text(element) if element is not None else None
     return named_as(out, f"array({name})") if name else out
 
@@ -205,8 +208,10 @@ def array_sort(node: exp.Expression) -> exp.Expression:
 def flatten(node: exp.Expression) -> exp.Expression:
     """Trino's flatten(array(array(T))) (ArrayFlattenFunction) leaves NULL inner arrays
     out; Spark's flatten is NULL when one is."""
+    inner = element_type(node.this)  # array(T) of array(array(T)): flatten's own type
+    name = type_text(inner) if inner is not None and inner.this == T.ARRAY else None
     node.set("this", spark("filter(_0, athena_a -> athena_a IS NOT NULL)", node.this))
-    return node  # still a flatten: its type as before
+    return named_as(node, name) if name else node  # still a flatten: its type as before
 
 
 MAX_SEQUENCE = 10000  # Trino's SequenceFunction.MAX_RESULT_ENTRIES

@@ -322,7 +322,20 @@ def _quote_format_letters(node: exp.Expression) -> exp.Expression:
     return node
 
 
-rewrites(exp.StrToTime, "date_parse")(_quote_format_letters)
+@rewrites(exp.StrToTime, "date_parse")
+def date_parse(node: exp.Expression) -> exp.Expression:
+    """Trino's date_parse (DateTimeFunctions.dateParse) parses with a Joda formatter, whose
+    ``%f`` (DateFormatParser: appendFractionOfSecond(6, 9)) keeps what Joda holds, whole
+    milliseconds: the digits past the third are dropped, not rounded ('1.2006' with
+    '%s.%f' is 00:00:01.200), and the result is a timestamp(3). Spark keeps microseconds:
+    truncated here to the millisecond (a format without %f has no fraction to cut)."""
+    fmt = node.args.get("format")
+    fraction = isinstance(fmt, exp.Literal) and "%f" in fmt.this
+    out = _quote_format_letters(node)
+    if fraction:
+        out = spark("date_trunc('MILLISECOND', _0)", out)
+    out.meta["athena_typeof"] = "timestamp(3)"  # what typeof names it (_time_typeof)
+    return out
 
 
 @rewrites("second", "second")

@@ -89,7 +89,7 @@ def to_json(value: Any, kind: Any) -> Optional[str]:
     if kind == "d":
         return json_double(float(value))
     if kind == "n":
-        return str(value)
+        return str(value)  # Jackson's writeNumber(BigDecimal): BigDecimal.toString, 0E-16 too
     if kind == "date":
         return quote(value.isoformat())
     tag = kind[0]
@@ -120,7 +120,16 @@ def _key_text(key: Any, kind: Any) -> str:
         return "true" if key else "false"
     if kind == "d":
         return java_double(float(key))
+    if kind == "n":
+        return _decimal_text(key)
     return str(key)
+
+
+def _decimal_text(value: Any) -> str:
+    """A decimal map key as Trino writes it in JSON (JsonUtil.createObjectKeyProvider:
+    Decimals.toString, plain with the type's scale: ``0.0000000000000000`` for a
+    decimal(36,16) zero, where Python's str gives ``0E-16``)."""
+    return format(value, "f") if isinstance(value, Decimal) else str(value)
 
 
 @udf("to_json", "string")
@@ -136,7 +145,9 @@ def _to_json_call(value: exp.Expression, what: str) -> exp.Expression:
         return value
     if kind == "s" and isinstance(value, exp.Literal) and value.is_string:
         return _json_literal(quote(value.this))
-    return typed(udf_call("to_json", value, exp.Literal.string(json.dumps(kind))), JSON_TYPE)
+    out = typed(udf_call("to_json", value, exp.Literal.string(json.dumps(kind))), JSON_TYPE)
+    out.meta["athena_typeof"] = "json"  # what typeof names it (datetime._time_typeof)
+    return out
 
 
 _MEMBER_TYPES = {T.BOOLEAN, T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.DOUBLE, T.VARCHAR, T.CHAR}

@@ -7,10 +7,16 @@ luhn_check, codepoint, soundex, hamming_distance, split_to_map, the Unicode func
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 from sqlglot import exp
 
+from athena_spark_emulator.sql.functions.comparison import (
+    merged_type,
+    named_as,
+    type_text,
+    unwrapped,
+)
 from athena_spark_emulator.sql.functions.table import TABLE, Entry, Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import (
     call,
@@ -24,6 +30,7 @@ from athena_spark_emulator.sql.spark_forms import (
     spark,
     type_of,
     typed,
+    wider_integral,
 )
 from athena_spark_emulator.sql.udfs import AthenaError, Unsupported, udf, udf_call
 
@@ -34,21 +41,30 @@ _name: str
 
 @rewrites(exp.DPipe, "||")
 def concat_operator(node: exp.Expression) -> exp.Expression:
+    """Trino's ``||`` of arrays (ArrayConcatFunction, ArrayToElementConcatFunction,
+    ElementToArrayConcatFunction): an array(E) of the arrays' or the array's and the
+    element's common type E, which the result keeps (a CAST of it to JSON writes dates as
+    dates); of text, concat."""
     left, right = type_of(node.this), type_of(node.expression)
     arrays = [k is not None and k.this == exp.DataType.Type.ARRAY for k in (left, right)]
+    parts = (node.this, node.expression)
     if arrays[0] and arrays[1]:
         assert left is not None and right is not None
+        _ambiguous_concat(left, right)
         inner_left = left.expressions[0] if left.expressions else None
         inner_right = right.expressions[0] if right.expressions else None
         if inner_right is not None and inner_right == left:  # element || array of them
-            return spark("concat(array(_0), _1)", node.this, node.expression)
+            return _array_of(spark("concat(array(_0), _1)", *parts), [inner_right])
         if inner_left is not None and inner_left == right:
-            return spark("concat(_0, array(_1))", node.this, node.expression)
-        return spark("concat(_0, _1)", node.this, node.expression)
+            return _array_of(spark("concat(_0, array(_1))", *parts), [inner_left])
+        out = spark("concat(_0, _1)", *parts)
+        return _array_of(out, _elements(node.this, left) + _elements(node.expression, right))
     if arrays[0]:
-        return spark("concat(_0, array(_1))", node.this, node.expression)
+        out = spark("concat(_0, array(_1))", *parts)
+        return _array_of(out, [*_elements(node.this, left), right])
     if arrays[1]:
-        return spark("concat(array(_0), _1)", node.this, node.expression)
+        out = spark("concat(array(_0), _1)", *parts)
+        return _array_of(out, [left, *_elements(node.expression, right)])
     strings = [
         (isinstance(n, exp.Literal) and n.is_string)
         or (k is not None and k.this in (T.VARCHAR, T.TEXT, T.CHAR))
@@ -56,7 +72,77 @@ def concat_operator(node: exp.Expression) -> exp.Expression:
     ]
     if not any(strings):
         raise Refused(f"the operator || in {node.sql('athena')}", "operand types unknown")
-    return spark("concat(_0, _1)", node.this, node.expression)
+    return spark("concat(_0, _1)", *parts)
+
+
+def _elements(array: exp.Expression, kind: Optional[exp.DataType]) -> List[Optional[exp.DataType]]:
+    """The types of an array's elements: each value's of an ARRAY[...] literal (its
+    annotation takes the first one's: ARRAY[3, 40000000000] holds a bigint), else the
+    element type of its ``kind``."""
+    literal = unwrapped(array)
+    if isinstance(literal, exp.Array):
+        return [type_of(v) for v in literal.expressions if not isinstance(v, exp.Null)]
+    return [kind.expressions[0] if kind is not None and kind.expressions else None]
+
+
+def _common_element(kinds: List[Optional[exp.DataType]]) -> Optional[exp.DataType]:
+    """The common super type of ``kinds`` (TypeCoercion.getCommonSuperType) where it is one
+    of them or a wider integral type (bigint of integer and bigint) or a double or real of
+    numbers; None otherwise (a decimal, an unknown type: not modelled here)."""
+    if not kinds or any(k is None or k.this in (T.UNKNOWN, T.NULL) for k in kinds):
+        return None
+    known = [k for k in kinds if k is not None]
+    if all(k == known[0] for k in known):
+        return known[0]
+    if all(is_integral(k) for k in known):
+        common = known[0]
+        for k in known[1:]:
+            common = wider_integral(common, k)
+        return common
+    if all(is_integral(k) or is_double(k) for k in known):
+        return merged_type(list(known))  # the double (or real) one
+    return None
+
+
+def _array_type(element: exp.DataType) -> exp.DataType:
+    return exp.DataType(this=T.ARRAY, expressions=[element], nested=True)
+
+
+def _array_of(out: exp.Expression, kinds: List[Optional[exp.DataType]]) -> exp.Expression:
+    """``out`` typed array(E), E the common type of the elements' ``kinds``; left to the
+    annotation where that is not known."""
+    common = _common_element(kinds)
+    if common is None:
+        return out
+    name = type_text(common)
+    if name is not None:  # what typeof names
+        named_as(out, f"array({name})")
+    return typed(out, _array_type(common))
+
+
+def _ambiguous_concat(left: exp.DataType, right: exp.DataType) -> None:
+    """``ARRAY[ARRAY[1]] || ARRAY[NULL]``: an array(unknown) beside an array of arrays is
+    both an array to concatenate (concat(array(E)), E array(integer)) and an element to
+    append (concat(array(E), E)), and neither reading needs fewer coercions, so Trino's
+    FunctionResolver fails AMBIGUOUS_FUNCTION_CALL (TestArrayOperators.testConcat: "The
+    result can be [[1], NULL] or [[1], [NULL]] depending on interpretation")."""
+    inner = [k.expressions[0] if k.expressions else None for k in (left, right)]
+    unknown = [i is not None and i.this in (T.UNKNOWN, T.NULL) for i in inner]
+    nested = [i is not None and i.this == T.ARRAY for i in inner]
+    if (unknown[0] and nested[1]) or (unknown[1] and nested[0]):
+        shown = ", ".join(_type_name(k) for k in (left, right))
+        raise Fails(
+            "AMBIGUOUS_FUNCTION_CALL: Could not choose a best candidate operator. Explicit "
+            f"type casts must be added (concat({shown}): both concat(array(E)) and the "
+            "element forms concat(array(E), E), concat(E, array(E)) apply; cast the array(unknown) "
+            "side, e.g. "
+            "CAST(ARRAY[NULL] AS array(array(integer))))"
+        )
+
+
+def _type_name(kind: exp.DataType) -> str:
+    """``kind`` as Trino names it in a message (a NULL's type is unknown)."""
+    return type_text(kind) or kind.sql("athena").lower().replace("null", "unknown")
 
 
 # ---- strings --------------------------------------------------------------------------------
