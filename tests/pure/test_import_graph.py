@@ -176,7 +176,11 @@ def test_no_emulator_import_runs_up_a_level() -> None:
 FUNCTIONS = "athena_spark_emulator.sql.functions"
 #: what a module of sql/functions/ may import from the rest of sql/: the typing helpers and
 #: the UDFs' registry (both import nothing of sql/ back)
-FUNCTIONS_MAY_IMPORT = ("athena_spark_emulator.sql.spark_forms", "athena_spark_emulator.sql.udfs")
+FUNCTIONS_MAY_IMPORT = (
+    "athena_spark_emulator.sql.spark_forms",
+    "athena_spark_emulator.sql.udfs",
+    "athena_spark_emulator.sql.java_hash",
+)
 
 
 def test_the_function_modules_import_only_the_table_the_helpers_and_each_other() -> None:

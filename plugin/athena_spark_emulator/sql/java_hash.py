@@ -9,8 +9,7 @@ in insertion order within a bucket (a resize keeps that order). A ninth entry in
 bucket makes it a tree or the table grow (HashMap.treeifyBin): that order is not
 modelled, and :func:`hash_map_order` answers None for it.
 
-json_cast.py (JsonObjectFunction's member order) has its own copy of the String hash: a
-module of sql/functions/ may not import this one (tests/pure/test_import_graph.py)."""
+json_cast.py orders json_object's members with it too (JsonObjectFunction)."""
 
 from __future__ import annotations
 

@@ -32,6 +32,7 @@ from athena_spark_emulator.sql.functions.json import (
     quote,
 )
 from athena_spark_emulator.sql.functions.table import Refused, rewrites
+from athena_spark_emulator.sql.java_hash import CAPACITY, LOAD, hash_map_order, string_hash
 from athena_spark_emulator.sql.spark_forms import spark, type_of, typed
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
 
@@ -300,13 +301,13 @@ def json_object_(node: exp.Expression) -> exp.Expression:
     if len(set(keys)) != len(keys):
         text = "NOT_SUPPORTED: cannot construct a JSON object with duplicate key"
         return udf_call("json_fail", exp.Literal.string(text))  # JsonObjectFunction's own
-    if absent and len(keys) > _HASH_MAP_LOAD * _HASH_MAP_CAPACITY:
+    if absent and len(keys) > LOAD * CAPACITY:
         raise Refused(
             f"{what} (ABSENT ON NULL with more than 12 members: the order of the members "
             "depends on how many are NULL)"
         )
     members = []
-    for pair in _hash_map_order(node.expressions):
+    for pair in _hash_map_order(node.expressions, what):
         if not isinstance(pair, exp.JSONKeyValue):
             raise Refused(what)
         key, value = pair.this, pair.expression
@@ -324,33 +325,15 @@ def json_object_(node: exp.Expression) -> exp.Expression:
     return _returning(node, spark("concat('{', _0, '}')", joined))
 
 
-_HASH_MAP_CAPACITY, _HASH_MAP_LOAD = 16, 0.75  # java.util.HashMap's defaults
-
-
-def _java_string_hash(text: str) -> int:
-    """java.lang.String.hashCode (over UTF-16 code units, 32-bit overflow), then
-    HashMap.hash's spreading of its high bits (h ^ h >>> 16)."""
-    code = 0
-    data = text.encode("utf-16-be")
-    for i in range(0, len(data), 2):
-        code = (31 * code + int.from_bytes(data[i : i + 2], "big")) & 0xFFFFFFFF
-    return code ^ (code >> 16)
-
-
-def _hash_map_order(pairs: List[exp.Expression]) -> List[exp.Expression]:
+def _hash_map_order(pairs: List[exp.Expression], what: str) -> List[exp.Expression]:
     """json_object's members in the order Trino writes them: JsonObjectFunction puts them
-    into a java.util.HashMap, whose iteration Jackson's ObjectNode follows: by bucket
-    (the spread hash modulo the table's size, 16 doubled while the members exceed 3/4 of
-    it), in insertion order within a bucket (a resize keeps that order)."""
-    capacity = _HASH_MAP_CAPACITY
-    while len(pairs) > _HASH_MAP_LOAD * capacity:
-        capacity *= 2
-
-    def bucket(pair: exp.Expression) -> int:
-        key = pair.this.this if isinstance(pair, exp.JSONKeyValue) else ""
-        return _java_string_hash(str(key)) & (capacity - 1)
-
-    return sorted(pairs, key=bucket)  # sorted is stable: insertion order within a bucket
+    into a java.util.HashMap, whose iteration Jackson's ObjectNode follows
+    (java_hash.hash_map_order). Members whose order is a HashMap tree bin's are refused."""
+    keys = [str(p.this.this) if isinstance(p, exp.JSONKeyValue) else "" for p in pairs]
+    order = hash_map_order([string_hash(k) for k in keys])
+    if order is None:
+        raise Refused(f"{what} (more than 8 members in one bucket of Trino's HashMap)")
+    return [pairs[i] for i in order]
 
 
 def _sql_string(text: str) -> str:
