@@ -357,7 +357,7 @@ def _row_equal(
     return _all_equal(exp.Array(expressions=parts), left, right, depth)
 
 
-def _empty_map(kind: exp.DataType) -> bool:
+def empty_map(kind: exp.DataType) -> bool:
     """Whether ``kind`` is the type of an empty map literal (``map()``, ``map(ARRAY[],
     ARRAY[])``): keys of no type (Spark's void, which no function over keys takes)."""
     return not kind.expressions or kind.expressions[0].this in (_T.NULL, _T.UNKNOWN)
@@ -383,7 +383,7 @@ def _map_equal(
     unequal; else key by key (in any order) the values' ``=``, a NULL value on either side
     being indeterminate: false when one key's values are unequal, else NULL when one is
     indeterminate, else true (Spark's three-valued ``forall``). Spark compares no maps."""
-    if _empty_map(left_kind) or _empty_map(right_kind):  # equal when the other is empty too
+    if empty_map(left_kind) or empty_map(right_kind):  # equal when the other is empty too
         return spark(
             "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL ELSE size(_0) = size(_1) END", left, right
         )
@@ -431,7 +431,7 @@ def _map_distinct(
     values are distinct (a NULL value is not distinct from a NULL value: the values' own
     IS DISTINCT FROM, Spark's ``<=>`` for values that hold no map). None: values of a type
     holding maps inside arrays or rows."""
-    if _empty_map(left_kind) or _empty_map(right_kind):
+    if empty_map(left_kind) or empty_map(right_kind):
         return spark(
             "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NOT (_0 IS NULL AND _1 IS NULL) "
             "ELSE size(_0) <> size(_1) END",
