@@ -668,7 +668,7 @@ def in_list(node: exp.Expression) -> exp.Expression:
     the first item equal to x. ``array_contains(array(items), x)`` evaluates them all and
     keeps IN's NULL rule (NULL for a NULL x; NULL where no item equals x and one is NULL).
     Lists of literals (dbt's long ones), of columns and subqueries: Spark's IN as it is."""
-    items = node.expressions
+    items = _values_items(node)
     if holds_map(known_type(node.this)):
         return _in_maps(node, items)
     if node.args.get("query") is not None or node.args.get("unnest") is not None or not items:
@@ -681,6 +681,27 @@ def in_list(node: exp.Expression) -> exp.Expression:
             spark("CASE WHEN size(_0) >= 0 THEN CAST(NULL AS BOOLEAN) END", values), "boolean"
         )
     return typed(call("array_contains", values, node.this), "boolean")
+
+
+def _values_items(node: exp.Expression) -> List[exp.Expression]:
+    """The items of ``x IN (items)``; of ``x IN (VALUES a, b)``, the VALUES' one-column rows
+    (set as the items): Trino's IN over the table VALUES makes gives IN's answer over its
+    values (true when one equals x, else NULL when x or one is NULL, else false; TestJoin),
+    where Spark cannot parse the VALUES there. Rows of several columns are refused."""
+    items = list(node.expressions)
+    if len(items) != 1 or not isinstance(unwrapped(items[0]), exp.Values):
+        return items
+    values = []
+    for entry in unwrapped(items[0]).expressions:
+        if isinstance(entry, exp.Tuple) and len(entry.expressions) != 1:
+            raise Refused(
+                f"IN (VALUES ...) of rows of {len(entry.expressions)} columns",
+                "the emulator runs IN (VALUES ...) of one-column rows only: compare the "
+                "row's fields one by one, or select from the VALUES in a subquery",
+            )
+        values.append((entry.expressions[0] if isinstance(entry, exp.Tuple) else entry).copy())
+    node.set("expressions", values)
+    return list(node.expressions)
 
 
 def _in_maps(node: exp.Expression, items: List[exp.Expression]) -> exp.Expression:
