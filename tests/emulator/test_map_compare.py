@@ -230,3 +230,23 @@ def test_constructor_columns(emu: Emulator, source: str, cte: bool) -> None:
         "map_concat(map(array[], array[]), shorter)"
     )
     assert row(emu, over(source, cte, columns)) == ["{a=1, b=3}", None, "{a=1}"]
+
+
+def test_python_functions_in_lambdas_are_refused(emu: Emulator) -> None:
+    """Spark runs none of the emulator's Python functions inside a lambda: main failed with
+    Spark's 'Cannot evaluate expression' (EMULATOR_ERROR); now a clean refusal naming it
+    (TestMapTransformKeysFunction:231, TestMapTransformValuesFunction:179)."""
+    for sql in (
+        "SELECT transform_keys(map(ARRAY[25, 26, 27], ARRAY['abc', 'def', 'xyz']), "
+        "(k, v) -> to_base(k, 16) || substr(v, 1, 1))",
+        "SELECT transform_values(map(ARRAY[25, 26], ARRAY[26.1E0, 31.2E0]), "
+        "(k, v) -> CAST(v - k AS BIGINT))",
+    ):
+        reason = failure(emu, sql)
+        assert "NOT_SUPPORTED" in reason and "inside a lambda" in reason, reason
+    for source in SOURCES:
+        reason = failure(emu, f"select transform_values(m, (k, v) -> to_base(v, 16)) from {source}")
+        assert "NOT_SUPPORTED" in reason and "to_base" in reason, reason
+    # a Python function on other values than the lambda's parameters: Spark runs it
+    found = row(emu, "SELECT transform(ARRAY[1, 2], x -> to_base(26, 16) || CAST(x AS VARCHAR))")
+    assert found == ["[1a1, 1a2]"]
