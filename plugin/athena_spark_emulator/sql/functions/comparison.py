@@ -11,7 +11,7 @@ from typing import Any, List, Optional, Tuple, cast
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.conversion import athena_type_name
-from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
+from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import (
     call,
     is_decimal,
@@ -46,7 +46,7 @@ def _char(*nodes: exp.Expression) -> bool:
 
 
 _T = exp.DataType.Type
-T_ARRAY, T_STRUCT = _T.ARRAY, _T.STRUCT
+T_ARRAY, T_STRUCT, T_MAP = _T.ARRAY, _T.STRUCT, _T.MAP
 # element types whose Trino = is Spark's = (NULL for a NULL operand)
 _PLAIN = {_T.NULL, _T.BOOLEAN, _T.DATE, _T.TIMESTAMP, _T.VARCHAR, _T.TEXT, _T.VARBINARY, _T.BINARY}
 
@@ -168,21 +168,27 @@ def _all_equal(
     )
 
 
-def type_text(kind: exp.DataType) -> Optional[str]:
-    """The name typeof gives ``kind``, rows too (``row(double)``, ``row(a integer)``:
-    conversion.athena_type_name names no row). None: a type the emulator cannot name."""
+def type_text(kind: exp.DataType, unbounded: bool = False) -> Optional[str]:
+    """The name typeof gives ``kind``, rows and maps of rows too (``row(double)``,
+    ``row(a integer)``: conversion.athena_type_name names no row). ``unbounded``: a varchar
+    of no known length is ``varchar`` (a column's; a literal's length is unknown to the
+    annotation). None: a type the emulator cannot name."""
     if kind.this == _T.STRUCT:
         parts = []
         for field in kind.expressions:
             sub = field.args.get("kind") if isinstance(field, exp.ColumnDef) else field
-            text = type_text(sub) if isinstance(sub, exp.DataType) else None
+            text = type_text(sub, unbounded) if isinstance(sub, exp.DataType) else None
             if text is None:
                 return None
             parts.append(f"{field.name} {text}" if isinstance(field, exp.ColumnDef) else text)
         return f"row({', '.join(parts)})"
-    if kind.this == _T.ARRAY and kind.expressions:
-        inner = type_text(kind.expressions[0])
-        return f"array({inner})" if inner else None
+    if kind.this in (_T.ARRAY, T_MAP) and kind.expressions:
+        inner = [type_text(k, unbounded) for k in kind.expressions]
+        if None in inner:
+            return None
+        return f"{'array' if kind.this == _T.ARRAY else 'map'}({', '.join(inner)})"  # type: ignore[arg-type]
+    if unbounded and kind.this in (_T.VARCHAR, _T.TEXT) and not kind.expressions:
+        return "varchar"
     return athena_type_name(kind)
 
 
@@ -256,17 +262,23 @@ def value_type(node: exp.Expression) -> Optional[exp.DataType]:
 
 def known_type(node: exp.Expression) -> Optional[exp.DataType]:
     """The type of ``node``: an array or row literal's from its values (:func:`value_type`:
-    the annotation takes the first value's type, or none for ``array[nan()]``), else
-    type_of's."""
+    the annotation takes the first value's type, or none for ``array[nan()]``), a map
+    constructor's from its two arrays', else type_of's."""
     if isinstance(unwrapped(node), (exp.Array, exp.Struct)):
         return value_type(node) or type_of(node)
+    built = unwrapped(node)
+    if isinstance(built, exp.Map) and isinstance(built.args.get("keys"), exp.Array):
+        parts = [value_type(built.args["keys"]), value_type(built.args.get("values") or built)]
+        if all(p is not None and p.this == _T.ARRAY and p.expressions for p in parts):
+            inner = [p.expressions[0] for p in parts if p is not None]
+            return exp.DataType(this=T_MAP, expressions=inner, nested=True)
     return type_of(node)
 
 
 def _nested(left: exp.Expression, right: exp.Expression) -> bool:
-    """Whether both operands are arrays or both rows (their types known)."""
+    """Whether both operands are arrays, rows or maps (their types known)."""
     kinds = [known_type(node) for node in (left, right)]
-    return all(k is not None and k.this in (_T.ARRAY, _T.STRUCT) for k in kinds)
+    return all(k is not None and k.this in (T_ARRAY, T_STRUCT, T_MAP) for k in kinds)
 
 
 def equal_form(
@@ -280,7 +292,8 @@ def equal_form(
     at any depth (ArrayType / RowType equalOperator: element by element, field by field,
     with Trino's rule for NULLs) and their elements (doubles and reals: NaN equals nothing,
     DoubleOperators). Spark's = holds NULL elements equal and NaN equal to NaN. None: a
-    type whose = the emulator does not write (a map, a char, a type it cannot tell)."""
+    type whose = the emulator does not write (a char, a type it cannot tell). Maps:
+    :func:`_map_equal`."""
     if left_kind is None or right_kind is None:
         return None
     kinds = (left_kind.this, right_kind.this)
@@ -288,6 +301,8 @@ def equal_form(
         return _array_equal(left, left_kind, right, right_kind, depth)
     if kinds == (_T.STRUCT, _T.STRUCT):
         return _row_equal(left, left_kind, right, right_kind, depth)
+    if kinds == (T_MAP, T_MAP):
+        return _map_equal(left, left_kind, right, right_kind, depth)
     if is_double(left_kind) or is_double(right_kind):
         return spark(
             "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL "
@@ -342,6 +357,109 @@ def _row_equal(
     return _all_equal(exp.Array(expressions=parts), left, right, depth)
 
 
+def empty_map(kind: exp.DataType) -> bool:
+    """Whether ``kind`` is the type of an empty map literal (``map()``, ``map(ARRAY[],
+    ARRAY[])``): keys of no type (Spark's void, which no function over keys takes)."""
+    return not kind.expressions or kind.expressions[0].this in (_T.NULL, _T.UNKNOWN)
+
+
+def _map_values(left: exp.DataType, right: exp.DataType) -> exp.DataType:
+    """The type to compare two maps' values as (Trino coerces both to a common one):
+    :func:`merged_type` of both (a double where either is one), either side's where the
+    other's is unknown (``map(ARRAY[1], ARRAY[NULL])`` has values of no type)."""
+    kinds = [k.expressions[1] for k in (left, right) if len(k.expressions) == 2]
+    return merged_type([k for k in kinds if k.this != _T.NULL]) or exp.DataType(this=_T.NULL)
+
+
+def _map_equal(
+    left: exp.Expression,
+    left_kind: exp.DataType,
+    right: exp.Expression,
+    right_kind: exp.DataType,
+    depth: int,
+) -> Optional[exp.Expression]:
+    """Trino's ``=`` of maps (MapType.equalOperator): NULL for a NULL operand; maps of
+    different sizes are unequal; a key of the left map the right one lacks makes them
+    unequal; else key by key (in any order) the values' ``=``, a NULL value on either side
+    being indeterminate: false when one key's values are unequal, else NULL when one is
+    indeterminate, else true (Spark's three-valued ``forall``). Spark compares no maps."""
+    if empty_map(left_kind) or empty_map(right_kind):  # equal when the other is empty too
+        return spark(
+            "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL ELSE size(_0) = size(_1) END", left, right
+        )
+    value = _map_values(left_kind, right_kind)
+    key = f"athena_k{depth}"
+    inner = equal_form(
+        spark(f"element_at(_0, {key})", left),
+        value,
+        spark(f"element_at(_0, {key})", right),
+        value,
+        depth + 1,
+    )
+    if inner is None:
+        return None
+    return spark(
+        "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL WHEN size(_0) <> size(_1) THEN false "
+        f"ELSE forall(map_keys(_0), {key} -> "
+        f"CASE WHEN array_contains(map_keys(_1), {key}) THEN _2 ELSE false END) END",
+        left,
+        right,
+        inner,
+    )
+
+
+def holds_map(kind: Optional[exp.DataType]) -> bool:
+    """Whether ``kind`` is a map or an array or row with a map in it."""
+    if kind is None:
+        return False
+    if kind.this == T_MAP:
+        return True
+    parts = [e.args.get("kind") if isinstance(e, exp.ColumnDef) else e for e in kind.expressions]
+    return any(isinstance(p, exp.DataType) and holds_map(p) for p in parts)
+
+
+def _map_distinct(
+    left: exp.Expression,
+    left_kind: exp.DataType,
+    right: exp.Expression,
+    right_kind: exp.DataType,
+    depth: int = 0,
+) -> Optional[exp.Expression]:
+    """Trino's ``IS DISTINCT FROM`` of maps (MapType.distinctFromOperator), never NULL: a
+    NULL map is distinct from a map and not from a NULL one; maps of different sizes, or
+    where the right one lacks a key of the left one, are distinct; else when one key's
+    values are distinct (a NULL value is not distinct from a NULL value: the values' own
+    IS DISTINCT FROM, Spark's ``<=>`` for values that hold no map). None: values of a type
+    holding maps inside arrays or rows."""
+    if empty_map(left_kind) or empty_map(right_kind):
+        return spark(
+            "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NOT (_0 IS NULL AND _1 IS NULL) "
+            "ELSE size(_0) <> size(_1) END",
+            left,
+            right,
+        )
+    value = _map_values(left_kind, right_kind)
+    key = f"athena_k{depth}"
+    a, b = spark(f"element_at(_0, {key})", left), spark(f"element_at(_0, {key})", right)
+    if value.this == T_MAP:
+        inner = _map_distinct(a, value, b, value, depth + 1)
+    elif holds_map(value):
+        return None
+    else:
+        inner = spark("NOT (_0 <=> _1)", a, b)
+    if inner is None:
+        return None
+    return spark(
+        "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NOT (_0 IS NULL AND _1 IS NULL) "
+        "WHEN size(_0) <> size(_1) THEN true "
+        f"ELSE exists(map_keys(_0), {key} -> "
+        f"NOT array_contains(map_keys(_1), {key}) OR _2) END",
+        left,
+        right,
+        inner,
+    )
+
+
 def _row_order(node: exp.Expression, left: exp.Expression, right: exp.Expression) -> exp.Expression:
     """``<``, ``<=``, ``>``, ``>=`` of rows: field by field, as Spark's; but Trino's
     (RowType's chainComparison) fails NOT_SUPPORTED 'ROW comparison not supported for
@@ -387,11 +505,21 @@ def compared(node: exp.Expression, op: str, on_nan: str) -> exp.Expression:
     less nor greater than anything, where Spark orders NaN above +Infinity and equal to
     itself). Of values whose types the emulator cannot tell, Spark's as they are."""
     left, right = node.this, node.expression
+    maps = _map_operands(node, op, left, right)
     if op in ("=", "<>") and _nested(left, right):
         equal = equal_form(left, known_type(left), right, known_type(right))
         if equal is not None:  # (equal) = true for =, (equal) = false for <>: NULL stays
             out = exp.EQ(this=exp.paren(equal), expression=exp.Boolean(this=op == "="))
             return named_as(out, "boolean")
+    if maps and any(isinstance(unwrapped(side), exp.Null) for side in (left, right)):
+        return named_as(spark("CAST(NULL AS BOOLEAN)"), "boolean")
+    if maps:
+        raise Refused(
+            f"{node.sql('athena')}",
+            "Spark compares no maps, and the emulator writes Trino's comparison of maps only "
+            "for maps, arrays and rows whose key and value types it can tell: cast the "
+            "operands to their map types",
+        )
     if op not in ("=", "<>") and _nested(left, right):
         return _row_order(node, left, right)
     if _char(left, right):
@@ -403,6 +531,25 @@ def compared(node: exp.Expression, op: str, on_nan: str) -> exp.Expression:
         f"WHEN isnan(_0) OR isnan(_1) THEN {on_nan} ELSE _0 {op} _1 END"
     )
     return typed(spark(text, left, right), "boolean")
+
+
+def _map_operands(
+    node: exp.Expression, op: str, left: exp.Expression, right: exp.Expression
+) -> bool:
+    """Whether either operand holds a map. Maps are comparable but not orderable in Trino
+    (MapType): ``<`` and the like fail at analysis, TYPE_MISMATCH 'Cannot apply operator'
+    (Trino reads ``a > b`` as ``b < a``, and names the operator and types so)."""
+    kinds = [known_type(left), known_type(right)]
+    if not any(holds_map(k) for k in kinds):
+        return False
+    if op in ("=", "<>"):
+        return True
+    first, second = (kinds[1], kinds[0]) if op in (">", ">=") else (kinds[0], kinds[1])
+    names = [type_text(k, True) if k is not None else None for k in (first, second)]
+    if None in names:
+        raise Fails(f"TYPE_MISMATCH: Cannot apply operator {op} to maps ({node.sql('athena')})")
+    shown = {">": "<", ">=": "<="}.get(op, op)
+    raise Fails(f"TYPE_MISMATCH: Cannot apply operator: {names[0]} {shown} {names[1]}")
 
 
 # char(n) operands right-padded with spaces to the longer one's length (CharType)
@@ -446,11 +593,37 @@ def _distinct(node: exp.Expression, distinct: bool) -> exp.Expression:
     their padding ('foo' as char(3) is not distinct from 'foo' as char(5)), so both are
     padded to a common length; a NULL is distinct from a value and not from a NULL."""
     left, right = node.this, node.expression
+    if any(holds_map(known_type(side)) for side in (left, right)):
+        return named_as(_distinct_maps(node, left, right, distinct), "boolean")
     if not _char(left, right):
         return node
     same_value = f"{_PADDED} <=> {_PADDED_1}"
     text = f"NOT ({same_value})" if distinct else same_value
     return named_as(exp.paren(spark(text, left, right)), "boolean")
+
+
+def _distinct_maps(
+    node: exp.Expression, left: exp.Expression, right: exp.Expression, distinct: bool
+) -> exp.Expression:
+    """``IS [NOT] DISTINCT FROM`` where an operand holds a map (Spark's ``<=>`` takes no
+    map): :func:`_map_distinct`; against a NULL literal, whether the other is NULL."""
+    left_kind, right_kind = known_type(left), known_type(right)
+    form: Optional[exp.Expression] = None
+    if isinstance(unwrapped(left), exp.Null) or isinstance(unwrapped(right), exp.Null):
+        form = spark("NOT (_0 IS NULL AND _1 IS NULL)", left, right)
+    elif (
+        left_kind is not None
+        and right_kind is not None
+        and left_kind.this == right_kind.this == T_MAP
+    ):
+        form = _map_distinct(left, left_kind, right, right_kind)
+    if form is None:
+        raise Refused(
+            node.sql("athena"),
+            "Spark compares no maps, and the emulator writes Trino's IS DISTINCT FROM only "
+            "for two maps whose values hold no maps inside arrays or rows",
+        )
+    return exp.paren(form if distinct else exp.Not(this=exp.paren(form)))
 
 
 @rewrites(exp.NullSafeEQ, "is not distinct from")
@@ -495,7 +668,9 @@ def in_list(node: exp.Expression) -> exp.Expression:
     the first item equal to x. ``array_contains(array(items), x)`` evaluates them all and
     keeps IN's NULL rule (NULL for a NULL x; NULL where no item equals x and one is NULL).
     Lists of literals (dbt's long ones), of columns and subqueries: Spark's IN as it is."""
-    items = node.expressions
+    items = _values_items(node)
+    if holds_map(known_type(node.this)):
+        return _in_maps(node, items)
     if node.args.get("query") is not None or node.args.get("unnest") is not None or not items:
         return node
     if all(_plain(i) for i in items) or any(i.find(exp.Column, exp.Select) for i in items):
@@ -506,6 +681,41 @@ def in_list(node: exp.Expression) -> exp.Expression:
             spark("CASE WHEN size(_0) >= 0 THEN CAST(NULL AS BOOLEAN) END", values), "boolean"
         )
     return typed(call("array_contains", values, node.this), "boolean")
+
+
+def _values_items(node: exp.Expression) -> List[exp.Expression]:
+    """The items of ``x IN (items)``; of ``x IN (VALUES a, b)``, the VALUES' one-column rows
+    (set as the items): Trino's IN over the table VALUES makes gives IN's answer over its
+    values (true when one equals x, else NULL when x or one is NULL, else false; TestJoin),
+    where Spark cannot parse the VALUES there. Rows of several columns are refused."""
+    items = list(node.expressions)
+    if len(items) != 1 or not isinstance(unwrapped(items[0]), exp.Values):
+        return items
+    values = []
+    for entry in unwrapped(items[0]).expressions:
+        if isinstance(entry, exp.Tuple) and len(entry.expressions) != 1:
+            raise Refused(
+                f"IN (VALUES ...) of rows of {len(entry.expressions)} columns",
+                "the emulator runs IN (VALUES ...) of one-column rows only: compare the "
+                "row's fields one by one, or select from the VALUES in a subquery",
+            )
+        values.append((entry.expressions[0] if isinstance(entry, exp.Tuple) else entry).copy())
+    node.set("expressions", values)
+    return list(node.expressions)
+
+
+def _in_maps(node: exp.Expression, items: List[exp.Expression]) -> exp.Expression:
+    """``m IN (items)`` of maps: Trino's IN is the disjunction of ``m = item`` (with IN's
+    NULL rule: true when one is true, else NULL when one is NULL), each by Trino's ``=`` of
+    maps (:func:`compared`). Spark's IN compares no maps."""
+    if node.args.get("query") is not None or node.args.get("unnest") is not None or not items:
+        raise Refused(
+            node.sql("athena"), "Spark compares no maps: IN over maps takes a list of values"
+        )
+    tests = [
+        compared(exp.EQ(this=node.this.copy(), expression=i.copy()), "=", "false") for i in items
+    ]
+    return named_as(exp.paren(exp.or_(*tests)), "boolean")
 
 
 # ---- comparison / conditional functions -------------------------------------------------------

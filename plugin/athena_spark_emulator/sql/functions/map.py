@@ -5,10 +5,11 @@ ones. The subscript operator is array.py's. Examples: ``tests/conformance/exampl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from sqlglot import exp
 
+from athena_spark_emulator.sql.functions.comparison import empty_map, known_type, unwrapped
 from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import spark
 
@@ -33,11 +34,32 @@ for _name in (
     same(_name, _name)
 
 
+def _is_null(node: exp.Expression) -> bool:
+    return isinstance(unwrapped(node), exp.Null)
+
+
+def _no_entries(node: exp.Expression) -> Optional[exp.Expression]:
+    """map_from_entries / multimap_from_entries of a NULL or an empty array literal: NULL,
+    or the empty map (Trino's TestMapOperators:1616/1619/1695/1698). Spark's functions
+    take neither (a NULL or ``array()`` has no element type there). None: another
+    argument."""
+    [entries] = node.expressions or [node.this]
+    if _is_null(entries):
+        return exp.Null()
+    if isinstance(unwrapped(entries), exp.Array) and not unwrapped(entries).expressions:
+        return spark("map()")
+    return None
+
+
 @rewrites(exp.MapFromEntries, "map_from_entries")
 def map_from_entries(node: exp.Expression) -> exp.Expression:
     """Trino's map_from_entries (MapFromEntriesFunction) fails 'map entry cannot be null'
     for a NULL entry; Spark's is NULL then. The check goes on the argument, so the node
-    stays a map_from_entries (UNNEST reads it as a map)."""
+    stays a map_from_entries (UNNEST reads it as a map). A NULL or empty array literal:
+    :func:`_no_entries`."""
+    empty = _no_entries(node)
+    if empty is not None:
+        return empty
     node.set(
         "this",
         spark(
@@ -61,13 +83,21 @@ def map_entries(node: exp.Expression) -> exp.Expression:
 def map_concat(node: exp.Expression) -> exp.Expression:
     """Trino's map_concat: a key in several maps takes the last one's value; the result
     lists the last map's entries, then each earlier map's new keys, last to first (Trino's
-    order). NULL when a map is NULL (Spark's map_concat too)."""
+    order). NULL when a map is NULL (Spark's map_concat too; a NULL literal is NULL at once:
+    Spark's map functions take no untyped NULL). An empty map literal (``map()``, whose keys
+    have no type in Spark) adds nothing and is left out (TestMapOperators:1433-1460)."""
     maps = list(node.expressions)
     if len(maps) < 2:
         raise Fails(
             "INVALID_FUNCTION_ARGUMENT: There must be two or more concatenation arguments "
             "to map_concat"
         )
+    if any(_is_null(m) for m in maps):
+        return exp.Null()
+    kept = [m for m in maps if not _empty_literal(m)]
+    if len(kept) < 2:
+        return (kept or maps)[0]
+    maps = kept
     result = maps[-1]
     for earlier in reversed(maps[:-1]):
         result = spark(
@@ -78,13 +108,23 @@ def map_concat(node: exp.Expression) -> exp.Expression:
     return result
 
 
+def _empty_literal(node: exp.Expression) -> bool:
+    """Whether ``node`` is an empty map of no key type (``map()``, ``map(ARRAY[], ARRAY[])``)."""
+    kind = known_type(node)
+    return kind is not None and kind.this == exp.DataType.Type.MAP and empty_map(kind)
+
+
 @rewrites("multimap_from_entries", "multimap_from_entries")
 def multimap_from_entries(node: exp.Expression) -> exp.Expression:
     """Trino's multimap_from_entries: each key (in order of first appearance) with the
     array of its values. A row's two fields are read through a one-entry map (whatever the
-    row's field names), which fails for a NULL key as Trino does."""
+    row's field names), which fails for a NULL key as Trino does. A NULL or empty array
+    literal: :func:`_no_entries`."""
     if len(node.expressions) != 1:
         raise Refused(f"{node.sql('athena')} (one array of rows)")
+    empty = _no_entries(node)
+    if empty is not None:
+        return empty
     entries = spark(
         "transform(_0, e -> map_entries(map_from_entries(array(e)))[0])", node.expressions[0]
     )
