@@ -224,10 +224,17 @@ def _sized(kind: Optional[exp.DataType]) -> Optional[int]:
 
 def _text_of_first(annotator: Any, node: exp.Expression) -> None:
     """upper, lower, trim, substr (StringFunctions' ``varchar(x)`` signatures): the
-    result has its first argument's type (their char(x) forms: char(x)); unbounded where
-    the argument is unbounded or not known to be text."""
+    result has its first argument's length; of a char(x) upper and lower are char(x)
+    (charUpper, charLower), substr and trim varchar(x) (charSubstr, charTrim); unbounded
+    where the argument is unbounded or not known to be text."""
     kind = type_of(node.this)
-    _set(annotator, node, kind if _sized(kind) is not None else _type("varchar"))
+    size = _sized(kind)
+    if size is None or kind is None:
+        _set(annotator, node, _type("varchar"))
+    elif kind.this == T.CHAR and not isinstance(node, (exp.Upper, exp.Lower)):
+        _set(annotator, node, _type(f"varchar({size})"))
+    else:
+        _set(annotator, node, kind)
 
 
 def _concatenated(annotator: Any, node: exp.Expression) -> None:
