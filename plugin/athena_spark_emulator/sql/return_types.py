@@ -26,6 +26,12 @@ The rules, each from Trino 410's source (``core/trino-main``):
   are bigint, where sqlglot says tinyint or integer; so is array_position
   (``ArrayFunctions``); ``sequence`` of integral types is array(bigint)
   (``SequenceFunction``); ``try(x)`` has x's type.
+- text: a string literal is varchar(its length); ``upper``, ``lower``, ``trim``,
+  ``substr`` keep their first argument's length (``StringFunctions``'
+  varchar(x) signatures); ``concat`` and ``||`` add the lengths up (``ConcatFunction``),
+  unbounded if one is; ``chr`` is varchar(1); ``md5``/``sha1``/``sha256``/``sha512`` are
+  varbinary. So a CTE's column has the length Trino gives it, and ``typeof`` names an
+  unbounded varchar only where it is one (functions/conversion.py).
 """
 
 from __future__ import annotations
@@ -197,6 +203,63 @@ def _sequence(annotator: Any, node: exp.Expression) -> None:
     _ATHENA[exp.GenerateSeries]["annotator"](annotator, node)
 
 
+def _literal(annotator: Any, node: exp.Expression) -> None:
+    """A string literal is varchar(its length) (Trino's LiteralInterpreter: 'abc' is
+    varchar(3)), so a CTE's or subquery's column of one has that length; other literals
+    as sqlglot types them."""
+    if isinstance(node, exp.Literal) and node.is_string:
+        _set(annotator, node, _type(f"varchar({len(node.this)})"))
+    else:
+        _ATHENA[exp.Literal]["annotator"](annotator, node)
+
+
+def _sized(kind: Optional[exp.DataType]) -> Optional[int]:
+    """n of a varchar(n) or char(n) (None: unbounded, or not text)."""
+    if not is_text(kind) or kind is None or not kind.expressions:
+        return None
+    size = kind.expressions[0]
+    value = size.this.this if isinstance(size, exp.DataTypeParam) else None
+    return int(value) if value is not None and str(value).isdigit() else None
+
+
+def _text_of_first(annotator: Any, node: exp.Expression) -> None:
+    """upper, lower, trim, substr (StringFunctions' ``varchar(x)`` signatures): the
+    result has its first argument's length; of a char(x) upper and lower are char(x)
+    (charUpper, charLower), substr and trim varchar(x) (charSubstr, charTrim); unbounded
+    where the argument is unbounded or not known to be text."""
+    kind = type_of(node.this)
+    size = _sized(kind)
+    if size is None or kind is None:
+        _set(annotator, node, _type("varchar"))
+    elif kind.this == T.CHAR and not isinstance(node, (exp.Upper, exp.Lower)):
+        _set(annotator, node, _type(f"varchar({size})"))
+    else:
+        _set(annotator, node, kind)
+
+
+def _concatenated(annotator: Any, node: exp.Expression) -> None:
+    """concat and ``||`` of text (Trino's ConcatFunction / the varchar ``||``): the sum of
+    the arguments' lengths, unbounded if one is unbounded (at most 2147483647); of other
+    types (arrays) sqlglot's varchar, as before."""
+    parts = node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]
+    kinds = [type_of(p) for p in parts]
+    if not kinds or not all(is_text(k) for k in kinds):
+        _set(annotator, node, _type("varchar"))
+        return
+    sizes = [_sized(k) for k in kinds]
+    if None in sizes:
+        _set(annotator, node, _type("varchar"))
+    else:
+        _set(annotator, node, _type(f"varchar({min(2147483647, sum(sizes))})"))  # type: ignore[arg-type]
+
+
+def _returns(kind: str) -> Annotator:
+    def annotate(annotator: Any, node: exp.Expression) -> None:
+        _set(annotator, node, _type(kind))
+
+    return annotate
+
+
 _BIGINT_FIELDS = (
     exp.Year,
     exp.Quarter,
@@ -236,6 +299,16 @@ OVERRIDES: Dict[type, Dict[str, Any]] = {
     exp.If: {"annotator": _of_common("true", "false")},
     exp.Case: {"annotator": _case},
     exp.Anonymous: {"annotator": _anonymous},
+    exp.Literal: {"annotator": _literal},
+    **{
+        cls: {"annotator": _text_of_first}
+        for cls in (exp.Upper, exp.Lower, exp.Trim, exp.Substring)
+    },
+    exp.Concat: {"annotator": _concatenated},
+    exp.DPipe: {"annotator": _concatenated},
+    # StringFunctions.chr is varchar(1); md5, sha1, sha256 and sha512 are varbinary
+    exp.Chr: {"annotator": _returns("varchar(1)")},
+    **{cls: {"annotator": _returns("varbinary")} for cls in (exp.MD5Digest, exp.SHA, exp.SHA2)},
 }
 
 #: sqlglot's annotators of the Athena dialect with Trino's result types on top.

@@ -13,6 +13,11 @@ from typing import Any, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions import table
+from athena_spark_emulator.sql.functions.conversion import (
+    athena_type_name,
+    holds_unbounded_text,
+    unsized_text,
+)
 from athena_spark_emulator.sql.functions.table import Fails, Refused, Rewrite
 from athena_spark_emulator.sql.functions.window import in_clauses, range_frame
 from athena_spark_emulator.sql.spark_forms import (
@@ -28,6 +33,7 @@ from athena_spark_emulator.sql.spark_forms import (
 )
 from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK
 
+T = exp.DataType.Type
 _cls: Any
 _name: str
 _spark: str
@@ -91,17 +97,47 @@ def _ordered_list(value: exp.Expression, order: Optional[exp.Expression]) -> exp
     return spark(text, *holes)
 
 
+def _of_types(out: exp.Expression, base: str, *values: Optional[exp.Expression]) -> exp.Expression:
+    """``out`` typed ``base`` of its values' types (``array(T)``, ``map(K, V)``; a value
+    that is itself a DataType stands for its type, None for an unknown one): Trino's aggregates of arrays and maps
+    carry their arguments' types (ArrayAggregationFunction array(T), MapAggregationFunction
+    map(K,V), Histogram map(K,bigint), MultimapAggregationFunction map(K,array(V)))."""
+    kinds = [v if isinstance(v, exp.DataType) or v is None else type_of(v) for v in values]
+    if any(k is None for k in kinds):
+        return out
+    kind = exp.DataType(
+        this=T.ARRAY if base == "array" else T.MAP,
+        expressions=[k.copy() for k in kinds if k is not None],
+        nested=True,
+    )
+    arguments = [v for v in values if v is not None and not isinstance(v, exp.DataType)]
+    return _named(out, kind, arguments)
+
+
+def _named(out: exp.Expression, kind: exp.DataType, arguments: list) -> exp.Expression:
+    """``out`` typed ``kind``, whose name typeof and ColumnInfo give (datetime's
+    _time_typeof reads it): a Spark form's own shape tells nothing of its type. An
+    unbounded varchar in it is named only where the ``arguments`` it comes from are
+    unbounded (conversion.unsized_text)."""
+    name = athena_type_name(kind)
+    if name and all(not holds_unbounded_text(type_of(v)) or unsized_text(v) for v in arguments):
+        out.meta["athena_typeof"] = name
+    return typed(out, kind)
+
+
 @rewrites(exp.ArrayAgg, "array_agg")
 def array_agg(node: exp.Expression) -> exp.Expression:
     this = node.this
     if isinstance(this, exp.Order):
-        return _ordered_list(this.this, this)
+        return _of_types(_ordered_list(this.this, this), "array", this.this)
     if isinstance(this, exp.Distinct):
         # Trino keeps one NULL too, in no stated order: each value once, first seen first
         if len(this.expressions) != 1:
             raise Refused("array_agg(DISTINCT ...) of several values")
-        return spark("array_distinct(_0)", _ordered_list(this.expressions[0], None))
-    return _ordered_list(this, None)
+        value = this.expressions[0]
+        out = spark("array_distinct(_0)", _ordered_list(value, None))
+        return _of_types(out, "array", value)
+    return _of_types(_ordered_list(this, None), "array", this)
 
 
 # verified as sqlglot renders them (Spark's function has Trino's semantics)
@@ -280,12 +316,14 @@ def reduce_agg(node: exp.Expression) -> exp.Expression:
     value, initial, step = args[0], args[1], args[2]
     if isinstance(initial, exp.Null):
         raise Refused("reduce_agg with a NULL initial state")
-    return spark(
+    out = spark(
         "CASE WHEN count(_0) = 0 THEN NULL ELSE aggregate(collect_list(_0), _1, _2) END",
         value,
         initial,
         step,
     )
+    kind = type_of(initial)  # ReduceAggregationFunction: the state's type S
+    return _named(out, kind, [initial]) if kind is not None else out
 
 
 # ---- max(x, n) / min(x, n), Trino's max_n / min_n -------------------------------------------
@@ -317,8 +355,7 @@ def _top_n(node: exp.Expression, name: str, descending: bool) -> exp.Expression:
         f"ELSE slice(sort_array(collect_list(_0), {order}), 1, {n}) END",
         node.this,
     )
-    kind = type_of(node.this)
-    return typed(out, exp.DataType.build(f"array<{kind.sql('spark')}>")) if kind else out
+    return _of_types(out, "array", node.this)
 
 
 @rewrites(exp.Max, "max")
@@ -344,7 +381,8 @@ def map_agg(node: exp.Expression) -> exp.Expression:
         f"map_from_entries(filter({_PAIRS}, (athena_e, athena_i) -> NOT array_contains("
         f"slice(transform({_PAIRS}, athena_p -> athena_p.k), 1, athena_i), athena_e.k)))"
     )
-    return spark(f"CASE WHEN count(_0) = 0 THEN NULL ELSE {first} END", key, value)
+    out = spark(f"CASE WHEN count(_0) = 0 THEN NULL ELSE {first} END", key, value)
+    return _of_types(out, "map", key, value)
 
 
 @rewrites("histogram", "histogram")
@@ -355,9 +393,7 @@ def histogram(node: exp.Expression) -> exp.Expression:
         "array_distinct(collect_list(_0)), transform(array_distinct(collect_list(_0)), "
         "athena_k -> CAST(size(filter(collect_list(_0), athena_v -> athena_v = athena_k)) AS BIGINT))) END"
     )
-    out = spark(text, value)
-    kind = type_of(value)
-    return typed(out, exp.DataType.build(f"map<{kind.sql('spark')}, bigint>")) if kind else out
+    return _of_types(spark(text, value), "map", value, exp.DataType.build("bigint"))
 
 
 @rewrites("multimap_agg", "multimap_agg")
@@ -368,7 +404,9 @@ def multimap_agg(node: exp.Expression) -> exp.Expression:
         f"CASE WHEN count(_0) = 0 THEN NULL ELSE map_from_arrays({keys}, transform({keys}, "
         f"athena_k -> transform(filter({_PAIRS}, athena_p -> athena_p.k = athena_k), athena_p -> athena_p.v))) END"
     )
-    return spark(text, key, value)
+    kind = type_of(value)
+    values = exp.DataType(this=T.ARRAY, expressions=[kind.copy()], nested=True) if kind else None
+    return _of_types(spark(text, key, value), "map", key, values)
 
 
 def _args(node: exp.Expression, count: int) -> list:
@@ -527,7 +565,7 @@ def approx_percentile(node: exp.Expression) -> exp.Expression:
             value,
             percentage,
         )
-        return typed(out, f"array<{athena_type}>")
+        return _named(out, exp.DataType.build(f"array<{athena_type}>"), [])
     out = spark(
         f"CAST(percentile_approx(CAST(_0 AS {spark_type}), CAST(_1 AS DOUBLE), 10000) AS {spark_type})",
         value,
