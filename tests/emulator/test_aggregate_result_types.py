@@ -229,7 +229,7 @@ REFUSED: Dict[Tuple[str, str], str] = {
 
 
 # Known differences (each test says which it met). typeof names every result type the
-# translation carries (functions/conversion.py type_name); it still refuses (NOT_SUPPORTED)
+# translation carries (functions/conversion_types.py type_name); it still refuses (NOT_SUPPORTED)
 # the ones in KNOWN_TYPEOF. A CTAS writes a varchar(n) column as string (sql/statements.py,
 # CTAS Glue types), so the Hive table's and its view's varchar(5) column is a varchar and
 # what is built of it names varchar where Trino's has varchar(5): KNOWN_VARCHAR_N.

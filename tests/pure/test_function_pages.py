@@ -17,7 +17,14 @@ EXAMPLES = REPO_ROOT / "tests" / "conformance" / "examples"
 #: modules of sql/functions/ that are no page: the table and the package
 NOT_PAGES = {"__init__", "table"}
 #: the parts of a page too long for one module
-PARTS = {"datetime_zoned", "datetime_format", "json_cast", "json_path", "json_table"}
+PARTS = {
+    "conversion_types",
+    "datetime_zoned",
+    "datetime_format",
+    "json_cast",
+    "json_path",
+    "json_table",
+}
 #: example files of Trino's language pages (language/types.md, sql/values.md,
 #: appendix/from-hive.md), which no function module is named after
 LANGUAGE_PAGES = {"types", "values", "from_hive"}

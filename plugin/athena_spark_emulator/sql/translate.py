@@ -12,7 +12,7 @@ from typing import Any, List, Mapping, Optional, Tuple
 import sqlglot
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions.conversion import type_name
+from athena_spark_emulator.sql.functions.conversion_types import type_name
 from athena_spark_emulator.sql.functions.select import USING_TYPES
 from athena_spark_emulator.sql.functions.table import TABLE, Refused
 from athena_spark_emulator.sql.functions.window import spread_windows

@@ -13,7 +13,7 @@ from typing import Any, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions import table
-from athena_spark_emulator.sql.functions.conversion import (
+from athena_spark_emulator.sql.functions.conversion_types import (
     athena_type_name,
     holds_unbounded_text,
     unsized_text,
@@ -118,7 +118,7 @@ def _named(out: exp.Expression, kind: exp.DataType, arguments: list) -> exp.Expr
     """``out`` typed ``kind``, whose name typeof and ColumnInfo give (datetime's
     _time_typeof reads it): a Spark form's own shape tells nothing of its type. An
     unbounded varchar in it is named only where the ``arguments`` it comes from are
-    unbounded (conversion.unsized_text)."""
+    unbounded (conversion_types.unsized_text)."""
     name = athena_type_name(kind)
     if name and all(not holds_unbounded_text(type_of(v)) or unsized_text(v) for v in arguments):
         out.meta["athena_typeof"] = name

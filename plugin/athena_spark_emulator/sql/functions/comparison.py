@@ -10,7 +10,7 @@ from typing import Any, List, Optional, Tuple, cast
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions.conversion import athena_type_name
+from athena_spark_emulator.sql.functions.conversion_types import athena_type_name
 from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import (
     call,
@@ -170,7 +170,7 @@ def _all_equal(
 
 def type_text(kind: exp.DataType, unbounded: bool = False) -> Optional[str]:
     """The name typeof gives ``kind``, rows and maps of rows too (``row(double)``,
-    ``row(a integer)``: conversion.athena_type_name names no row). ``unbounded``: a varchar
+    ``row(a integer)``: conversion_types.athena_type_name names no row). ``unbounded``: a varchar
     of no known length is ``varchar`` (a column's; a literal's length is unknown to the
     annotation). None: a type the emulator cannot name."""
     if kind.this == _T.STRUCT:

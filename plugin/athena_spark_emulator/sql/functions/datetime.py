@@ -20,8 +20,9 @@ from typing import Any, Optional
 
 from sqlglot import exp
 
-from athena_spark_emulator.sql.functions.conversion import CASTS, TYPEOFS, ZONED_TYPES
+from athena_spark_emulator.sql.functions.conversion import CASTS, ZONED_TYPES
 from athena_spark_emulator.sql.functions.conversion import cast as conversion_cast
+from athena_spark_emulator.sql.functions.conversion_types import TYPEOFS
 from athena_spark_emulator.sql.functions.datetime_format import (  # noqa: F401 (their old home)
     from_iso8601_date,
     from_iso8601_timestamp,
