@@ -236,19 +236,12 @@ REFUSED: Dict[Tuple[str, str], str] = {
 TYPEOF_REFUSED = "the emulator cannot tell this value's Athena type"
 #: (aggregate, argument type or "*") whose typeof the emulator refuses, and why
 KNOWN_TYPEOF: Dict[Tuple[str, str], str] = {
-    ("listagg", "*"): "listagg's Spark form carries no Athena type name (its rewrite in "
-    "functions/aggregate.py would set it, as the other aggregates' do)",
     **{
         (name, kind): "an interval column of a CTE has sqlglot's interval type, without "
         "its unit: the translation cannot tell day to second from year to month"
         for name in ("sum", "avg")
         for kind in ("interval day to second", "interval year to month")
     },
-}
-#: (aggregate, argument type) whose result GetQueryResults cannot read, and why
-KNOWN_RESULT = {
-    ("histogram", "varbinary"): "a map with varbinary keys: Spark collects them as "
-    "bytearray, which the emulator's result conversion cannot hash (TypeError)",
 }
 KNOWN_VARCHAR_N = (
     "known: a CTAS writes a varchar(n) column as string (sql/statements.py), so the Hive "
@@ -376,8 +369,6 @@ def test_typeof_and_column_info_are_trinos(
     known = KNOWN_TYPEOF.get((call.name, kind)) or KNOWN_TYPEOF.get((call.name, "*"))
     if known and TYPEOF_REFUSED in reason:
         pytest.xfail(f"{reason[:200]}: {known}")
-    if (call.name, kind) in KNOWN_RESULT and "unhashable type" in reason:
-        pytest.xfail(KNOWN_RESULT[(call.name, kind)])
     assert not reason, reason
     assert not known, f"typeof names it now ({typeof}): remove it from KNOWN_TYPEOF"
     written_as_string = source in ("hive", "view") and re.fullmatch(r"varchar\(\d+\)", kind)

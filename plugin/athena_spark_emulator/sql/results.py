@@ -91,9 +91,10 @@ def athena_value(value: Any, spark_type: Any = "", digits: Optional[int] = None)
 def _container_text(value: Any, spark_type: Any) -> Optional[str]:
     """A map's (``{k=v, ...}``), a row's (``{name=v, ...}``) or an array's (``[v, ...]``)
     text, each part printed by its type where ``spark_type`` is the Spark type itself."""
-    if isinstance(value, dict):
+    entries = _map_entries(value, spark_type)
+    if entries is not None:
         key, item = (getattr(spark_type, n, None) for n in ("keyType", "valueType"))
-        parts = (f"{_nested(k, key)}={_nested(v, item)}" for k, v in _map_order(value, key))
+        parts = (f"{_nested(k, key)}={_nested(v, item)}" for k, v in _map_order(entries, key))
         return "{" + ", ".join(parts) + "}"
     if isinstance(value, (list, tuple)):
         if hasattr(value, "asDict"):  # a Spark Row: Athena's row text
@@ -103,11 +104,20 @@ def _container_text(value: Any, spark_type: Any) -> Optional[str]:
     return str(value)
 
 
-def _map_order(value: dict, key_type: Any) -> List[Tuple[Any, Any]]:
+def _map_entries(value: Any, spark_type: Any) -> Optional[List[Tuple[Any, Any]]]:
+    """A map value's (key, value) entries: of a dict, or of the ``map_entries`` rows a map
+    whose keys Python cannot hash is collected as (statements.result_of); None: no map."""
+    if isinstance(value, dict):
+        return list(value.items())
+    if type(spark_type).__name__ == "MapType" and isinstance(value, list):
+        return [(entry[0], entry[1]) for entry in value]
+    return None
+
+
+def _map_order(entries: List[Tuple[Any, Any]], key_type: Any) -> List[Tuple[Any, Any]]:
     """A map's entries in the order Athena prints them: Trino's MapType.getObjectValue
     puts them into a java.util.HashMap, whose iteration order java_hash models for keys of
     integral, varchar, boolean, double and real types; Spark's order for the others."""
-    entries = list(value.items())
     order = hash_map_order([key_hash(k, key_type) for k, _ in entries])
     return entries if order is None else [entries[i] for i in order]
 

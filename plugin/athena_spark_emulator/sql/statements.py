@@ -453,9 +453,9 @@ def type_of_field(spark_field: Any) -> str:
 def result_of(frame: Any) -> Outcome:
     """A query's rows as GetQueryResults gives them; each column with its Athena type
     (``decimal(36,8)``: aws/queries.py makes ColumnInfo's Type, Precision and Scale of it)."""
-    rows = frame.collect()
     columns = [(f.name.lower(), type_of_field(f)) for f in frame.schema.fields]
     kinds = [f.dataType for f in frame.schema.fields]  # the types: nested reals print as reals
+    rows = _entries_of_unhashable_maps(frame).collect()
     digits = [results.fraction_digits(kind) for _, kind in columns]
     return Outcome(
         "DML",
@@ -463,6 +463,23 @@ def result_of(frame: Any) -> Outcome:
         [[results.athena_value(v, k, d) for v, k, d in zip(row, kinds, digits)] for row in rows],
         len(rows),
     )
+
+
+def _entries_of_unhashable_maps(frame: Any) -> Any:
+    """``frame`` with each map column whose keys Python cannot hash (arrays, maps, rows,
+    varbinary: PySpark's collect makes a dict of a map, and fails on them) as its
+    ``map_entries``, the (key, value) rows results.athena_value prints as the map's text."""
+    from pyspark.sql import functions as F
+
+    unhashable = ("ArrayType", "MapType", "StructType", "BinaryType")
+    columns, changed = [], False
+    for spark_field in frame.schema.fields:
+        column = F.col("`" + spark_field.name.replace("`", "``") + "`")
+        key = getattr(spark_field.dataType, "keyType", None)
+        if type(key).__name__ in unhashable:
+            column, changed = F.map_entries(column).alias(spark_field.name), True
+        columns.append(column)
+    return frame.select(*columns) if changed else frame
 
 
 def _target(engine: Engine, statement: Statement, table: exp.Expression, action: str) -> TableRef:

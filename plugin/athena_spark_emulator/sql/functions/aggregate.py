@@ -301,7 +301,7 @@ def listagg(node: exp.Expression) -> exp.Expression:
         separator,
         value,
     )
-    return typed(out, "varchar")
+    return _named(out, exp.DataType.build("varchar"), [])  # ListaggAggregationFunction: varchar
 
 
 @rewrites("reduce_agg", "reduce_agg")
