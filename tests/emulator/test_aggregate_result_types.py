@@ -230,9 +230,7 @@ REFUSED: Dict[Tuple[str, str], str] = {
 
 # Known differences (each test says which it met). typeof names every result type the
 # translation carries (functions/conversion_types.py type_name); it still refuses (NOT_SUPPORTED)
-# the ones in KNOWN_TYPEOF. A CTAS writes a varchar(n) column as string (sql/statements.py,
-# CTAS Glue types), so the Hive table's and its view's varchar(5) column is a varchar and
-# what is built of it names varchar where Trino's has varchar(5): KNOWN_VARCHAR_N.
+# the ones in KNOWN_TYPEOF.
 TYPEOF_REFUSED = "the emulator cannot tell this value's Athena type"
 #: (aggregate, argument type or "*") whose typeof the emulator refuses, and why
 KNOWN_TYPEOF: Dict[Tuple[str, str], str] = {
@@ -243,10 +241,6 @@ KNOWN_TYPEOF: Dict[Tuple[str, str], str] = {
         for kind in ("interval day to second", "interval year to month")
     },
 }
-KNOWN_VARCHAR_N = (
-    "known: a CTAS writes a varchar(n) column as string (sql/statements.py), so the Hive "
-    "table's varchar(5) column is a varchar here"
-)
 
 #: Aggregates of the table not tried here, and why.
 NOT_TRIED = {
@@ -371,9 +365,6 @@ def test_typeof_and_column_info_are_trinos(
         pytest.xfail(f"{reason[:200]}: {known}")
     assert not reason, reason
     assert not known, f"typeof names it now ({typeof}): remove it from KNOWN_TYPEOF"
-    written_as_string = source in ("hive", "view") and re.fullmatch(r"varchar\(\d+\)", kind)
-    if written_as_string and typeof == re.sub(r"varchar\(\d+\)", "varchar", expected):
-        pytest.xfail(f"{typeof} for {expected}: {KNOWN_VARCHAR_N}")
     assert typeof == expected
     assert info == column_info(expected)
 
@@ -435,10 +426,6 @@ def test_ctas_writes_athenas_glue_type(emu: Emulator, call: Call, kind: str, sou
     assert found is not None, reason
     expected = call.expected(kind)
     assert expected is not None
-    if found != glue_type(expected) and found == re.sub(
-        r"varchar\(\d+\)", "string", glue_type(expected)
-    ):
-        pytest.xfail(f"{found} for {glue_type(expected)}: {KNOWN_VARCHAR_N}")
     assert found == glue_type(expected)
 
 

@@ -28,8 +28,8 @@ The rules, each from Trino 410's source (``core/trino-main``):
   (``SequenceFunction``); ``try(x)`` has x's type.
 - text: a string literal is varchar(its length); ``upper``, ``lower``, ``trim``,
   ``substr`` keep their first argument's length (``StringFunctions``'
-  varchar(x) signatures); ``concat`` and ``||`` add the lengths up (``ConcatFunction``),
-  unbounded if one is; ``chr`` is varchar(1); ``md5``/``sha1``/``sha256``/``sha512`` are
+  varchar(x) signatures); ``concat`` and ``||`` of varchars are unbounded
+  (``ConcatFunction``), of chars char of the lengths' sum (``CharConcatFunction``); ``chr`` is varchar(1); ``md5``/``sha1``/``sha256``/``sha512`` are
   varbinary. So a CTE's column has the length Trino gives it, and ``typeof`` names an
   unbounded varchar only where it is one (functions/conversion.py).
 """
@@ -238,19 +238,20 @@ def _text_of_first(annotator: Any, node: exp.Expression) -> None:
 
 
 def _concatenated(annotator: Any, node: exp.Expression) -> None:
-    """concat and ``||`` of text (Trino's ConcatFunction / the varchar ``||``): the sum of
-    the arguments' lengths, unbounded if one is unbounded (at most 2147483647); of other
-    types (arrays) sqlglot's varchar, as before."""
+    """concat and ``||`` of text: of varchars an unbounded varchar (Trino's ConcatFunction
+    returns ``varchar`` whatever its arguments' lengths: TestStringFunctions, TestTypeOfFunction
+    ``typeof(CONCAT('ala','ma','kota'))`` is ``varchar``); where a char(x) is among them and
+    every argument has a length, char of the lengths' sum (CharConcatFunction, a varchar(x)
+    coerced to char(x): ``concat('ab ', cast(' ' as char(1)))`` is char(4)); of other types
+    (arrays) sqlglot's varchar, as before."""
     parts = node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]
     kinds = [type_of(p) for p in parts]
-    if not kinds or not all(is_text(k) for k in kinds):
-        _set(annotator, node, _type("varchar"))
-        return
     sizes = [_sized(k) for k in kinds]
-    if None in sizes:
-        _set(annotator, node, _type("varchar"))
+    chars = any(k is not None and k.this == T.CHAR for k in kinds)
+    if chars and all(is_text(k) for k in kinds) and None not in sizes:
+        _set(annotator, node, _type(f"char({sum(sizes)})"))  # type: ignore[arg-type]
     else:
-        _set(annotator, node, _type(f"varchar({min(2147483647, sum(sizes))})"))  # type: ignore[arg-type]
+        _set(annotator, node, _type("varchar"))
 
 
 def _returns(kind: str) -> Annotator:
@@ -304,6 +305,8 @@ OVERRIDES: Dict[type, Dict[str, Any]] = {
         cls: {"annotator": _text_of_first}
         for cls in (exp.Upper, exp.Lower, exp.Trim, exp.Substring)
     },
+    # x LIKE p ESCAPE e is boolean (sqlglot types the Escape node as its escape's text)
+    exp.Escape: {"returns": T.BOOLEAN},
     exp.Concat: {"annotator": _concatenated},
     exp.DPipe: {"annotator": _concatenated},
     # StringFunctions.chr is varchar(1); md5, sha1, sha256 and sha512 are varbinary

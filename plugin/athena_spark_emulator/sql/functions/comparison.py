@@ -206,7 +206,8 @@ def element_type(array: exp.Expression) -> Optional[exp.DataType]:
 
 def merged_type(kinds: List[Optional[exp.DataType]]) -> Optional[exp.DataType]:
     """One type for the values of an array literal, field by field: a double or real where
-    any value has one (Trino coerces the others to it), else the first known one."""
+    any value has one (Trino coerces the others to it), varchars the longest (unbounded if
+    one is), else the first known one."""
     known = [k for k in kinds if k is not None and k.this != _T.UNKNOWN]
     if not known:
         return None
@@ -232,6 +233,12 @@ def merged_type(kinds: List[Optional[exp.DataType]]) -> Optional[exp.DataType]:
     if known[0].this == _T.ARRAY and all(k.this == _T.ARRAY and k.expressions for k in known):
         sub = merged_type([k.expressions[0] for k in known])
         return None if sub is None else exp.DataType(this=_T.ARRAY, expressions=[sub], nested=True)
+    if all(k.this == _T.VARCHAR for k in known) and len(known) > 1:
+        # varchar(x) and varchar(y) meet at varchar(max(x, y)); any unbounded one: varchar
+        sizes = [k.expressions[0].this.this if k.expressions else None for k in known]
+        if None in sizes:
+            return exp.DataType.build("varchar")
+        return exp.DataType.build(f"varchar({max(int(str(n)) for n in sizes)})")
     floating = [k for k in known if k.this in (_T.DOUBLE, _T.FLOAT)]
     return floating[0] if floating else known[0]
 
@@ -691,6 +698,12 @@ def _values_items(node: exp.Expression) -> List[exp.Expression]:
     items = list(node.expressions)
     if len(items) != 1 or not isinstance(unwrapped(items[0]), exp.Values):
         return items
+    referenced = next(unwrapped(items[0]).find_all(exp.Column), None)
+    if referenced is not None and _in_outer_join_criteria(node):
+        raise Fails(
+            f"NOT_SUPPORTED: Reference to column '{referenced.sql('athena')}' from outer scope "
+            "not allowed in this context"
+        )
     values = []
     for entry in unwrapped(items[0]).expressions:
         if isinstance(entry, exp.Tuple) and len(entry.expressions) != 1:
@@ -702,6 +715,21 @@ def _values_items(node: exp.Expression) -> List[exp.Expression]:
         values.append((entry.expressions[0] if isinstance(entry, exp.Tuple) else entry).copy())
     node.set("expressions", values)
     return list(node.expressions)
+
+
+def _in_outer_join_criteria(node: exp.Expression) -> bool:
+    """``node`` is in the ON criteria of a LEFT, RIGHT or FULL join, where Trino's
+    StatementAnalyzer analyzes the criteria without correlation: a subquery there (IN
+    (VALUES t.x) too) may not reference the join's columns (ExpressionAnalyzer: "Reference
+    to column ... from outer scope not allowed in this context", TestJoin)."""
+    child: Any = node
+    parent: Any = node.parent
+    while parent is not None:
+        if isinstance(parent, exp.Join):
+            side = str(parent.args.get("side") or "").upper()
+            return child is parent.args.get("on") and side in ("LEFT", "RIGHT", "FULL")
+        child, parent = parent, parent.parent
+    return False
 
 
 def _in_maps(node: exp.Expression, items: List[exp.Expression]) -> exp.Expression:

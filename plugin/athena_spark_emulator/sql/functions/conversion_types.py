@@ -110,8 +110,6 @@ _TEXT_PARTS: dict[type, tuple[str, ...]] = {
     exp.Lower: ("this",),
     exp.Trim: ("this",),
     exp.Substring: ("this",),
-    exp.Concat: ("expressions",),
-    exp.DPipe: ("this", "expression"),
     exp.Case: ("ifs", "default"),
     exp.If: ("true", "false"),
     exp.Coalesce: ("this", "expressions"),
@@ -140,6 +138,10 @@ def unsized_text(value: exp.Expression) -> bool:
         return kind is not None  # a column of known type; typeof's own unbounded text
     if isinstance(value, (exp.Literal, exp.Null, exp.Boolean)):
         return True
+    if isinstance(value, (exp.Concat, exp.DPipe)):  # ConcatFunction: varchar, any lengths
+        args = value.expressions if isinstance(value, exp.Concat) else value.args.values()
+        kinds = [type_of(a) for a in args if isinstance(a, exp.Expression)]
+        return bool(kinds) and all(is_text(k) and k is not None and k.this != T.CHAR for k in kinds)
     parts = _TEXT_PARTS.get(type(value))
     if parts is None:
         return False
