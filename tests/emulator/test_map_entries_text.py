@@ -13,7 +13,7 @@ from typing import Iterator, List, Optional
 import pytest
 
 from athena_spark_emulator import Emulator
-from tests.emulator.table_forms import emulator_with_tables, over, row
+from tests.emulator.table_forms import emulator_with_tables, failure, over, row
 
 SCHEMA = "map_entries_text"
 ROWS = (
@@ -64,6 +64,12 @@ LITERALS = [
 @pytest.mark.parametrize("sql, expected", LITERALS)
 def test_literals(emu: Emulator, sql: str, expected: List[Optional[str]]) -> None:
     assert row(emu, sql) == expected
+
+
+def test_an_array_key_holding_null_fails_as_trinos_map_constructor(emu: Emulator) -> None:
+    """TestMapOperators:172 (Spark takes the key; PySpark's collect failed on it before)."""
+    reason = failure(emu, "SELECT map(ARRAY[ARRAY[NULL]], ARRAY[2])")
+    assert reason.startswith("INVALID_FUNCTION_ARGUMENT: map key cannot be indeterminate: [null]")
 
 
 @pytest.mark.parametrize("cte", [False, True], ids=["direct", "cte"])

@@ -10,19 +10,48 @@ from typing import Any, Optional
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.comparison import empty_map, known_type, unwrapped
+from athena_spark_emulator.sql.functions.conversion_types import type_name
 from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import spark
+from athena_spark_emulator.sql.spark_forms import spark, type_of, typed
+from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK
+
+T = exp.DataType.Type
 
 _cls: Any
 _name: str
 
 
 # verified as sqlglot renders them (Spark's function has Trino's semantics)
-for _cls, _name in (
-    (exp.Map, "map"),
-    (exp.MapKeys, "map_keys"),
-):
-    same(_cls, _name)
+same(exp.MapKeys, "map_keys")
+
+
+@rewrites(exp.Map, "map")
+def map_(node: exp.Expression) -> exp.Expression:
+    """map(keys, values) as Spark's; keys that are arrays holding a NULL fail as Trino's
+    MapConstructor does ('map key cannot be indeterminate: [null]',
+    INVALID_FUNCTION_ARGUMENT, TestMapOperators): Spark takes them."""
+    keys, values = node.args.get("keys"), node.args.get("values")
+    if not (isinstance(keys, exp.Expression) and isinstance(values, exp.Expression)):
+        return node
+    kind = type_of(keys)
+    inner = kind.expressions[0] if kind is not None and kind.expressions else None
+    if kind is None or kind.this != T.ARRAY or not isinstance(inner, exp.DataType):
+        return node
+    if inner.this != T.ARRAY:
+        return node
+    text = (
+        "CASE WHEN exists(_0, k -> exists(k, e -> e IS NULL)) THEN raise_error(concat("
+        f"'{ERROR_MARK}INVALID_FUNCTION_ARGUMENT: map key cannot be indeterminate: [', "
+        "array_join(filter(_0, k -> exists(k, e -> e IS NULL))[0], ', ', 'null'), "
+        f"']{ERROR_END}')) ELSE map_from_arrays(_0, _1) END"
+    )
+    out = spark(text, keys, values)
+    name = type_name(node)  # the constructor's typeof, which its Spark form cannot tell
+    if name is not None:
+        out.meta["athena_typeof"] = name
+    result = type_of(node)
+    return typed(out, result) if result is not None else out
+
 
 for _name in (
     "transform_keys",
