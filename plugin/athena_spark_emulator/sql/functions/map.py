@@ -29,7 +29,8 @@ same(exp.MapKeys, "map_keys")
 def map_(node: exp.Expression) -> exp.Expression:
     """map(keys, values) as Spark's; keys that are arrays holding a NULL fail as Trino's
     MapConstructor does ('map key cannot be indeterminate: [null]',
-    INVALID_FUNCTION_ARGUMENT, TestMapOperators): Spark takes them."""
+    INVALID_FUNCTION_ARGUMENT, TestMapOperators): Spark takes them. Not checked inside
+    VALUES, where Spark runs no lambda."""
     keys, values = node.args.get("keys"), node.args.get("values")
     if not (isinstance(keys, exp.Expression) and isinstance(values, exp.Expression)):
         return node
@@ -37,8 +38,8 @@ def map_(node: exp.Expression) -> exp.Expression:
     inner = kind.expressions[0] if kind is not None and kind.expressions else None
     if kind is None or kind.this != T.ARRAY or not isinstance(inner, exp.DataType):
         return node
-    if inner.this != T.ARRAY:
-        return node
+    if inner.this != T.ARRAY or node.find_ancestor(exp.Values) is not None:
+        return node  # Spark evaluates no lambda inside VALUES (INVALID_INLINE_TABLE): unchecked
     text = (
         "CASE WHEN exists(_0, k -> exists(k, e -> e IS NULL)) THEN raise_error(concat("
         f"'{ERROR_MARK}INVALID_FUNCTION_ARGUMENT: map key cannot be indeterminate: [', "
