@@ -95,6 +95,13 @@ LITERAL_CASES = [
         ["{1=6, 2=9}", None],
     ),
     ("SELECT cast(array[1, null, 3] as array(bigint))", ["[1, null, 3]"]),
+    # an integer or boolean cast to varchar(n): its text where it fits (dbt's unit-test
+    # fixtures cast every value: try_cast(12345 as varchar(5))), else NULL for TRY_CAST
+    (
+        "SELECT try_cast(12345 as varchar(5)), typeof(cast(12345 as varchar(5))), "
+        "try_cast(123456 as varchar(5)), cast(true as varchar(4)), cast(BIGINT '-12' as varchar(3))",
+        ["12345", "varchar(5)", None, "true", "-12"],
+    ),
     # a decimal(37,0) rescaled to scale 1 cannot pass Int128: no check, the sum as it is
     (
         "SELECT DECIMAL '1701411834604692317316873037158841057' + DECIMAL '0.1', "
@@ -142,6 +149,11 @@ FAILING_LITERALS = [
     (
         "SELECT cast((MAP(ARRAY['NaN', ' NaN '], ARRAY[1, 2])) as MAP(double, integer))",
         "INVALID_CAST_ARGUMENT: duplicate keys",
+    ),
+    # IntegerOperators.castToVarchar (TestIntegerOperators)
+    (
+        "SELECT cast(123456 as varchar(5))",
+        "INVALID_CAST_ARGUMENT: Value 123456 cannot be represented as varchar(5)",
     ),
     # TestDecimalOperators:173/281: the sum fits decimal(38,1), the rescaled operand no Int128
     (
@@ -204,6 +216,7 @@ FAILING_COLUMNS = [
         "TYPE_MISMATCH: Cannot cast array(integer) to array(timestamp(3))",
     ),
     ("cast(k as timestamp)", "TYPE_MISMATCH: Cannot cast integer to timestamp(3)"),
+    ("cast(k * 100 as varchar(2))", "Value 500 cannot be represented as varchar(2)"),
     ("cast(m as map(boolean, bigint))", "INVALID_CAST_ARGUMENT: duplicate keys"),
     ("cast(sm as map(double, integer))", "INVALID_CAST_ARGUMENT: duplicate keys"),
     (

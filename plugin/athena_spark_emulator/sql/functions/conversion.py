@@ -118,6 +118,15 @@ def _sized_text(
         text = exp.TryCast(this=value, to=exp.DataType.build("string"), safe=True)
     if target.this == T.CHAR:
         out = spark(f"rpad(_0, {size}, ' ')", text)
+    elif is_integral(source) or (source is not None and source.this == T.BOOLEAN):
+        # IntegerOperators/BigintOperators/BooleanOperators castToVarchar: the value's text
+        # when it fits in n characters, else INVALID_CAST_ARGUMENT (TRY_CAST: NULL)
+        failed = exp.Literal.string(f"{ERROR_MARK}INVALID_CAST_ARGUMENT: Value ")
+        tail = exp.Literal.string(f" cannot be represented as varchar({size}){ERROR_END}")
+        otherwise = "NULL" if safe else "raise_error(concat(_1, _0, _2))"
+        out = spark(
+            f"CASE WHEN length(_0) <= {size} THEN _0 ELSE {otherwise} END", text, failed, tail
+        )
     else:
         if not is_text(source) and not (isinstance(value, exp.Literal) and value.is_string):
             raise Refused(f"{node.sql('athena')} (a varchar(n) cast of a non-text value)")
