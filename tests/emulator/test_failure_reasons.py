@@ -116,7 +116,7 @@ FAILURES = {
     ),
     "decimal_overflow": ("t.d + t.d", "NUMERIC_VALUE_OUT_OF_RANGE: Decimal overflow"),
     "udf": (
-        "from_iso8601_timestamp(t.iso)",
+        "cast(from_iso8601_timestamp(t.iso) as varchar)",
         'INVALID_FUNCTION_ARGUMENT: Invalid format: "not a time"',
     ),
 }
