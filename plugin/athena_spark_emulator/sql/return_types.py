@@ -51,6 +51,7 @@ from athena_spark_emulator.sql.spark_forms import (
     is_text,
     type_of,
     wider_integral,
+    wider_varchar,
 )
 
 T = exp.DataType.Type
@@ -85,10 +86,7 @@ def common_super_type(nodes: List[exp.Expression]) -> Optional[exp.DataType]:
     if all(is_integral(k) or is_decimal(k) or is_double(k) for k in kinds):
         return _number_super_type(kinds)  # type: ignore[arg-type]
     if all(is_text(k) and k is not None and k.this == T.VARCHAR for k in kinds):
-        sizes = [k.expressions for k in kinds if k is not None]
-        if all(sizes):
-            return _type(f"varchar({max(int(s[0].this.this) for s in sizes)})")
-        return _type("varchar")
+        return wider_varchar(kinds)  # type: ignore[arg-type]
     return None
 
 

@@ -217,6 +217,15 @@ def wider_integral(left: exp.DataType, right: exp.DataType) -> exp.DataType:
     return exp.DataType(this=INTEGRAL_ORDER[wide])
 
 
+def wider_varchar(kinds: List[exp.DataType]) -> exp.DataType:
+    """The common super type of varchars (Trino's TypeCoercion): varchar(x) and varchar(y)
+    meet at varchar(max(x, y)); any unbounded one makes it unbounded."""
+    sizes = [k.expressions[0].this.this if k.expressions else None for k in kinds]
+    if None in sizes:
+        return build_type("varchar")
+    return build_type(f"varchar({max(int(str(n)) for n in sizes)})")
+
+
 def decimal_parts(kind: exp.DataType) -> Optional[tuple]:
     """(precision, scale) of a decimal or integral type (None: neither, or unknown)."""
     if is_integral(kind):

@@ -422,7 +422,7 @@ def athena_typed(frame: Any, kinds: Sequence[Optional[str]], statement: str = ""
     for spark_field, athena in itertools.zip_longest(
         frame.schema.fields, kinds[: len(frame.columns)]
     ):
-        column = F.col("`" + spark_field.name.replace("`", "``") + "`")
+        column = F.col(_quoted(spark_field.name))
         if athena and _lost_digits(spark_field.dataType, athena):
             raise Untranslatable(
                 f"the result column {spark_field.name} of type {athena}",
@@ -439,6 +439,11 @@ def athena_typed(frame: Any, kinds: Sequence[Optional[str]], statement: str = ""
             column, changed = column.alias(spark_field.name, metadata=metadata), True
         columns.append(column)
     return frame.select(*columns) if changed else frame
+
+
+def _quoted(name: str) -> str:
+    """A column name quoted for Spark SQL (its backticks doubled)."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 def type_of_field(spark_field: Any) -> str:
@@ -474,7 +479,7 @@ def _entries_of_unhashable_maps(frame: Any) -> Any:
     unhashable = ("ArrayType", "MapType", "StructType", "BinaryType")
     columns, changed = [], False
     for spark_field in frame.schema.fields:
-        column = F.col("`" + spark_field.name.replace("`", "``") + "`")
+        column = F.col(_quoted(spark_field.name))
         key = getattr(spark_field.dataType, "keyType", None)
         if type(key).__name__ in unhashable:
             column, changed = F.map_entries(column).alias(spark_field.name), True
@@ -517,7 +522,7 @@ def _millisecond_timestamps(frame: Any) -> Any:
 
     exprs, changed = [], False
     for column in frame.schema.fields:
-        quoted = "`" + column.name.replace("`", "``") + "`"
+        quoted = _quoted(column.name)
         if isinstance(column.dataType, TimestampType):
             changed = True
             exprs.append(

@@ -20,6 +20,7 @@ from athena_spark_emulator.sql.spark_forms import (
     spark,
     type_of,
     typed,
+    wider_varchar,
 )
 from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK
 
@@ -234,11 +235,7 @@ def merged_type(kinds: List[Optional[exp.DataType]]) -> Optional[exp.DataType]:
         sub = merged_type([k.expressions[0] for k in known])
         return None if sub is None else exp.DataType(this=_T.ARRAY, expressions=[sub], nested=True)
     if all(k.this == _T.VARCHAR for k in known) and len(known) > 1:
-        # varchar(x) and varchar(y) meet at varchar(max(x, y)); any unbounded one: varchar
-        sizes = [k.expressions[0].this.this if k.expressions else None for k in known]
-        if None in sizes:
-            return exp.DataType.build("varchar")
-        return exp.DataType.build(f"varchar({max(int(str(n)) for n in sizes)})")
+        return wider_varchar(known)
     floating = [k for k in known if k.this in (_T.DOUBLE, _T.FLOAT)]
     return floating[0] if floating else known[0]
 
