@@ -54,6 +54,7 @@ SCALARS = {
     "lower(s)": "varchar",
     "upper(s)": "varchar",
     "substr(s, 1, 1)": "varchar",
+    "url_extract_host(s)": "varchar",  # UrlFunctions: varchar(x) of varchar(x)
     "ts": "{ts}",
     "cast(row(1, s) as row(x integer, y varchar))": "row(x integer, y varchar)",
 }
@@ -120,11 +121,22 @@ def test_a_string_literal_keeps_its_length_through_a_cte(emu: Emulator) -> None:
     assert row(emu, sql) == ["varchar(3)", "varchar(3)", "varchar"]
 
 
+@pytest.mark.parametrize("source", list(SOURCES))
+def test_to_iso8601_has_the_length_of_its_timestamps_precision(emu: Emulator, source: str) -> None:
+    """to_iso8601(timestamp(p)) is varchar(22 + p + 1) (DateTimeFunctions' ToIso8601):
+    varchar(26) over a Hive table's timestamp(3), varchar(29) over Iceberg's timestamp(6)."""
+    table, timestamp = SOURCES[source]
+    sql = (CTE if source == "cte" else "") + f"select typeof(to_iso8601(ts)) from {table}"
+    assert row(emu, sql) == [
+        {"timestamp(3)": "varchar(26)", "timestamp(6)": "varchar(29)"}[timestamp]
+    ]
+
+
 @pytest.mark.parametrize(
     "value",
     [
-        "to_iso8601(ts)",  # varchar(n) of the precision (ToIso8601): not modelled
-        "url_extract_host(s)",  # a rewrite's Spark form: its length not tracked
+        "json_extract_scalar(s, '$.a')",  # a rewrite's Spark form: its length not tracked
+        "url_encode(s)",  # varchar(x * 12) (UrlFunctions): not modelled
     ],
 )
 def test_a_varchar_whose_length_is_unknown_is_refused(emu: Emulator, value: str) -> None:

@@ -84,13 +84,13 @@ def common_super_type(nodes: List[exp.Expression]) -> Optional[exp.DataType]:
             out = wider_integral(out, k)  # type: ignore[arg-type]
         return out
     if all(is_integral(k) or is_decimal(k) or is_double(k) for k in kinds):
-        return _number_super_type(kinds)  # type: ignore[arg-type]
+        return number_super_type(kinds)  # type: ignore[arg-type]
     if all(is_text(k) and k is not None and k.this == T.VARCHAR for k in kinds):
         return wider_varchar(kinds)  # type: ignore[arg-type]
     return None
 
 
-def _number_super_type(kinds: List[exp.DataType]) -> Optional[exp.DataType]:
+def number_super_type(kinds: List[exp.DataType]) -> Optional[exp.DataType]:
     """Numbers: any double makes a double, else any real a real; decimals (and integral
     types as decimals of their digits) widen to the most integral digits and the largest
     scale, at most 38 digits."""

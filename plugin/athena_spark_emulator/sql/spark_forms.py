@@ -29,6 +29,10 @@ TEMPORAL = {
 }
 
 
+#: The meta key of the type Trino's signatures give (signatures.py), on a ``typeof`` node
+#: (its argument's type name) and on a result column's projection (translate.py)
+SIGNATURE_TYPE = "athena_signature_type"
+
 #: The type of a lambda's parameter from the function it is passed to (query_shapes.py
 #: registers it on import).
 LAMBDA_TYPES: List[Callable[[exp.Expression], Optional[exp.DataType]]] = []
@@ -125,9 +129,15 @@ def _default_precision(kind: Optional[exp.DataType]) -> Optional[exp.DataType]:
     return exp.DataType(this=kind.this, expressions=[exp.DataTypeParam(this=exp.Literal.number(3))])
 
 
-def arithmetic_type(node: exp.Expression) -> Optional[exp.DataType]:
-    """Trino's result type of + - * % (None: unknown, or a decimal sqlglot cannot size)."""
-    left, right = type_of(node.this), type_of(node.expression)
+def arithmetic_type(
+    node: exp.Expression,
+    left: Optional[exp.DataType] = None,
+    right: Optional[exp.DataType] = None,
+) -> Optional[exp.DataType]:
+    """Trino's result type of + - * % (None: unknown, or a decimal sqlglot cannot size);
+    the operands' types ``left`` and ``right`` where the caller knows them."""
+    left = left or type_of(node.this)
+    right = right or type_of(node.expression)
     if left is None or right is None:
         return None
     if is_integral(left) and is_integral(right):

@@ -18,7 +18,8 @@ from athena_spark_emulator.sql.functions.table import TABLE, Refused
 from athena_spark_emulator.sql.functions.window import spread_windows
 from athena_spark_emulator.sql.query_shapes import unnest_generator
 from athena_spark_emulator.sql.return_types import EXPRESSION_METADATA
-from athena_spark_emulator.sql.spark_forms import literal_type, type_of
+from athena_spark_emulator.sql.signatures import signature_name
+from athena_spark_emulator.sql.spark_forms import SIGNATURE_TYPE, literal_type, type_of
 from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable
 
 
@@ -138,8 +139,17 @@ def output_types(tree: exp.Expression) -> Tuple[Optional[str], ...]:
     if behind_star is not None:  # a * expanded by annotate (the columns of a subquery or CTE)
         return tuple(behind_star)
     # the name typeof gives each value, not typeof's Spark form (of an aggregate, a CASE that
-    # keeps the query aggregated)
-    return tuple(type_name(value) for value in _values(tree))
+    # keeps the query aggregated); else the one Trino's signatures give (record_signatures)
+    select = _first_select(tree)
+    recorded = [
+        p.meta.get(SIGNATURE_TYPE) if p._meta else None
+        for p in (select.expressions if isinstance(select, exp.Select) else [])
+    ]
+    values = _values(tree)
+    return tuple(
+        type_name(value) or (recorded[i] if i < len(recorded) else None)
+        for i, value in enumerate(values)
+    )
 
 
 UNNAMED_PREFIX = "__athena_col"
@@ -252,7 +262,6 @@ def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> 
     subquery's ``*`` expanded) on a copy, whose types are copied back node by node: the
     Spark SQL keeps the statement's own shape."""
     from sqlglot.optimizer.annotate_types import annotate_types
-    from sqlglot.optimizer.qualify_columns import qualify_columns
     from sqlglot.schema import MappingSchema
 
     # Trino's number literal types: 1.5 is decimal(2,1) (sqlglot would say double)
@@ -268,7 +277,33 @@ def annotate(tree: exp.Expression, schemas: Mapping[str, Mapping[str, str]]) -> 
     using = any(j.args.get("using") for j in tree.find_all(exp.Join))
     if not tree.find(exp.Column) and not using:
         annotate_types(tree, schema=schema, expression_metadata=EXPRESSION_METADATA)
-        return
+    else:
+        _annotate_columns(tree, schema)
+    record_signatures(tree)
+
+
+def record_signatures(tree: exp.Expression) -> None:
+    """The type Trino's signatures give (signatures.py) each ``typeof`` argument and each
+    result column of ``tree``'s first SELECT, on the typeof node and the projection
+    (:data:`SIGNATURE_TYPE`): what typeof and :func:`output_types` name where the
+    translation's own types cannot tell."""
+    for node in tree.find_all(exp.Typeof):
+        name = signature_name(node.this)
+        if name is not None:
+            node.meta[SIGNATURE_TYPE] = name
+    select = _first_select(tree)
+    if isinstance(select, exp.Select):
+        for projection in select.expressions:
+            if isinstance(projection, exp.Alias):
+                name = signature_name(projection.this)
+                if name is not None:
+                    projection.meta[SIGNATURE_TYPE] = name
+
+
+def _annotate_columns(tree: exp.Expression, schema: Any) -> None:
+    from sqlglot.optimizer.annotate_types import annotate_types
+    from sqlglot.optimizer.qualify_columns import qualify_columns
+
     nodes = list(tree.walk())
     for number, node in enumerate(nodes):
         node.meta["athena_node"] = number

@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import Hooks, Refused, rewrites
 from athena_spark_emulator.sql.spark_forms import (
+    SIGNATURE_TYPE,
     decimal_parts,
     is_decimal,
     is_text,
@@ -30,7 +31,8 @@ TYPEOFS = Hooks("typeof")
 @rewrites(exp.Typeof, "typeof")
 def typeof(node: exp.Expression) -> exp.Expression:
     value = node.this
-    name = type_name(value)
+    # the translation's own type, else Trino's signatures' (translate.record_signatures)
+    name = (node.meta.get(SIGNATURE_TYPE) if node._meta else None) or type_name(value)
     if name is None:
         raise Refused(f"{node.sql('athena')} (the emulator cannot tell this value's Athena type)")
     return _type_name(value, name)
@@ -184,6 +186,7 @@ _SIMPLE_NAMES = {
     T.IPADDRESS: "ipaddress",
     T.UUID: "uuid",
     T.JSON: "json",
+    T.NULL: "unknown",  # UnknownType: the type of NULL (signatures.UNKNOWN)
 }
 
 
