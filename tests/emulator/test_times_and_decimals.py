@@ -271,6 +271,10 @@ def test_row_subscripts(emu: Emulator, sql: str, expected: str) -> None:
         ("select millisecond(timestamp '2024-01-01 00:00:00.123999')", "123"),
         ("select year_of_week(date '2021-01-01')", "2020"),
         ("select yow(timestamp '2024-12-30 10:00')", "2025"),
+        # EXTRACT's YEAR_OF_WEEK and YOW fields (TestExtract)
+        ("select extract(year_of_week from date '2021-01-01')", "2020"),
+        ("select extract(yow from timestamp '2024-12-30 10:00')", "2025"),
+        ("select typeof(extract(yow from date '2020-05-10'))", "bigint"),
     ],
 )
 def test_datetime_functions_packages_call(emu: Emulator, sql: str, expected: str) -> None:

@@ -396,6 +396,9 @@ def extract(node: exp.Expression) -> exp.Expression:
         "DOW": "weekday(_0) + 1",
         "DAY_OF_YEAR": "dayofyear(_0)",
         "DOY": "dayofyear(_0)",
+        # the ISO week's year, as year_of_week: the year of the Thursday of its week
+        "YEAR_OF_WEEK": "year(date_add(CAST(_0 AS DATE), 3 - weekday(_0)))",
+        "YOW": "year(date_add(CAST(_0 AS DATE), 3 - weekday(_0)))",
         "HOUR": "hour(_0)",
         "MINUTE": "minute(_0)",
         "SECOND": "second(_0)",
