@@ -150,6 +150,11 @@ FAILING_LITERALS = [
         "SELECT cast((MAP(ARRAY['NaN', ' NaN '], ARRAY[1, 2])) as MAP(double, integer))",
         "INVALID_CAST_ARGUMENT: duplicate keys",
     ),
+    # DoubleOperators.castToVarchar (TestDoubleOperators:576)
+    (
+        "SELECT cast(12e2 as varchar(4))",
+        "INVALID_CAST_ARGUMENT: Value 1.2E3 cannot be represented as varchar(4)",
+    ),
     # IntegerOperators.castToVarchar (TestIntegerOperators)
     (
         "SELECT cast(123456 as varchar(5))",
@@ -184,6 +189,12 @@ COLUMN_CASES = [
         ],
     ),
     ("try_cast(m as map(boolean, bigint)), try_cast(r as decimal(3,1))", [None, None]),
+    # DoubleOperators.castToVarchar: the double's text where it fits (k is 5)
+    (
+        "cast(k * 1000e0 as varchar(5)), try_cast(k * 1000e0 as varchar(4)), "
+        "typeof(cast(k * 1000e0 as varchar(5)))",
+        ["5.0E3", None, "varchar(5)"],
+    ),
 ]
 
 
@@ -217,6 +228,7 @@ FAILING_COLUMNS = [
     ),
     ("cast(k as timestamp)", "TYPE_MISMATCH: Cannot cast integer to timestamp(3)"),
     ("cast(k * 100 as varchar(2))", "Value 500 cannot be represented as varchar(2)"),
+    ("cast(k * 1000e0 as varchar(4))", "Value 5.0E3 cannot be represented as varchar(4)"),
     ("cast(m as map(boolean, bigint))", "INVALID_CAST_ARGUMENT: duplicate keys"),
     ("cast(sm as map(double, integer))", "INVALID_CAST_ARGUMENT: duplicate keys"),
     (

@@ -119,18 +119,24 @@ def _sized_text(
     if target.this == T.CHAR:
         out = spark(f"rpad(_0, {size}, ' ')", text)
     elif is_integral(source) or (source is not None and source.this == T.BOOLEAN):
-        # IntegerOperators/BigintOperators/BooleanOperators castToVarchar: the value's text
-        # when it fits in n characters, else INVALID_CAST_ARGUMENT (TRY_CAST: NULL)
-        failed = exp.Literal.string(f"{ERROR_MARK}INVALID_CAST_ARGUMENT: Value ")
-        tail = exp.Literal.string(f" cannot be represented as varchar({size}){ERROR_END}")
-        otherwise = "NULL" if safe else "raise_error(concat(_1, _0, _2))"
-        out = spark(
-            f"CASE WHEN length(_0) <= {size} THEN _0 ELSE {otherwise} END", text, failed, tail
-        )
+        return _fitting_text(text, target, safe)
     else:
         if not is_text(source) and not (isinstance(value, exp.Literal) and value.is_string):
             raise Refused(f"{node.sql('athena')} (a varchar(n) cast of a non-text value)")
         out = spark(f"substring(_0, 1, {size})", text)
+    out.type = target
+    return out
+
+
+def _fitting_text(text: exp.Expression, target: exp.DataType, safe: bool) -> exp.Expression:
+    """castToVarchar of IntegerOperators, BigintOperators, BooleanOperators and
+    DoubleOperators: the value's (Athena) text where it fits in varchar(n)'s n characters,
+    else INVALID_CAST_ARGUMENT (TRY_CAST: NULL)."""
+    size = int(target.expressions[0].this.this)
+    failed = exp.Literal.string(f"{ERROR_MARK}INVALID_CAST_ARGUMENT: Value ")
+    tail = exp.Literal.string(f" cannot be represented as varchar({size}){ERROR_END}")
+    otherwise = "NULL" if safe else "raise_error(concat(_1, _0, _2))"
+    out = spark(f"CASE WHEN length(_0) <= {size} THEN _0 ELSE {otherwise} END", text, failed, tail)
     out.type = target
     return out
 
@@ -263,6 +269,8 @@ def _text_cast(
         out = udf_call("double_text", value)
         out.type = exp.DataType.build("varchar")
         return out
+    if source is not None and source.this == T.DOUBLE and target.this != T.CHAR:
+        return _fitting_text(udf_call("double_text", value), target, safe)
     if is_double(source):
         raise Refused(f"cast of a double to varchar ({node.sql('athena')})")
     if target.expressions:
