@@ -221,3 +221,56 @@ def test_ignore_nulls_in_windows(emu: Emulator, source: str) -> None:
 )
 def test_nan(emu: Emulator, sql: str, expected: Optional[str]) -> None:
     assert one(emu, sql) == expected
+
+
+# ---- BitwiseFunctions' shifts keep the value's type -----------------------------------------
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        # TestBitwiseFunctions: tinyint and smallint shift in their own bits (preserveSign)
+        ("select bitwise_left_shift(TINYINT '-128', 1)", "0"),
+        ("select bitwise_left_shift(TINYINT '7', 5)", "-32"),
+        ("select bitwise_right_shift(TINYINT '-7', 2)", "62"),
+        ("select bitwise_right_shift(SMALLINT '-7', 0)", "-7"),
+        ("select bitwise_right_shift_arithmetic(TINYINT '-7', 64)", "-1"),
+        ("select typeof(bitwise_left_shift(SMALLINT '3', 1))", "smallint"),
+        ("select bitwise_left_shift(BIGINT '-7', 64)", "0"),
+    ],
+)
+def test_shifts_of_small_integers(emu: Emulator, sql: str, expected: str) -> None:
+    assert one(emu, sql) == expected
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_shifts_over_columns(emu: Emulator, source: str) -> None:
+    """x is an integer column (1, 5, 3): shifted as an integer, and as a tinyint cast."""
+    sql = (
+        "select array_agg(bitwise_left_shift(cast(x as tinyint), 6) order by x), "
+        f"array_agg(bitwise_right_shift(-x, 30) order by x) from {source}"
+    )
+    state, rows = run(emu, sql)
+    assert (state, rows[1]) == ("SUCCEEDED", ["[64, -64, 64]", "[3, 3, 3]"])
+
+
+# ---- DoubleOperators.divide is IEEE 754's -----------------------------------------------------
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        ("select 1e0 / 0e0", "Infinity"),
+        ("select -1e0 / 0e0", "-Infinity"),
+        ("select 1e0 / -0e0", "-Infinity"),
+        ("select 0e0 / 0e0", "NaN"),
+        ("select nan() / 0e0", "NaN"),
+        ("select 1e0 / 4", "0.25"),
+    ],
+)
+def test_double_division_by_zero(emu: Emulator, sql: str, expected: str) -> None:
+    assert one(emu, sql) == expected
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_double_division_over_columns(emu: Emulator, source: str) -> None:
+    """y is a double column (2, 4, 6): y / (x - x) is an infinity per row, not a failure."""
+    sql = f"select array_agg(y / (x - x) order by x), array_agg(0e0 / (y - y)) from {source}"
+    state, rows = run(emu, sql)
+    assert (state, rows[1]) == ("SUCCEEDED", ["[Infinity, Infinity, Infinity]", "[NaN, NaN, NaN]"])

@@ -114,8 +114,10 @@ def test_typeof_of_literal_containers():
     assert "'map(varchar(3), integer)'" in spark_sql(
         "SELECT typeof(MAP(ARRAY['foo', 'bar'], ARRAY[1, 2]))"
     )
+    # the elements' common super type (TypeCoercion): integer and double meet at double
+    assert "'array(double)'" in spark_sql("SELECT typeof(ARRAY[1, 2e0])")
     with pytest.raises(Untranslatable, match="cannot tell this value's Athena type"):
-        spark_sql("SELECT typeof(ARRAY[1, 2e0])")
+        spark_sql("SELECT typeof(ARRAY[1, ROW(2)])")
 
 
 def test_row_subscript_by_position():

@@ -14,13 +14,15 @@ T = exp.DataType.Type
 
 
 # ---- bitwise --------------------------------------------------------------------------------
+_BITS = {T.TINYINT: 8, T.SMALLINT: 16, T.INT: 32, T.BIGINT: 64}
+_NAMES = {8: "TINYINT", 16: "SMALLINT", 32: "INT", 64: "BIGINT"}
+
+
 def _bits(node: exp.Expression, value: exp.Expression) -> int:
     kind = type_of(value)
-    if kind is not None and kind.this == T.INT:
-        return 32
-    if kind is not None and kind.this == T.BIGINT:
-        return 64
-    raise Refused(f"{node.sql('athena')} (an integer or bigint value only)")
+    if kind is not None and kind.this in _BITS:
+        return _BITS[kind.this]
+    raise Refused(f"{node.sql('athena')} (an integral value only)")
 
 
 @rewrites(exp.BitwiseAnd, "bitwise_and")
@@ -61,27 +63,44 @@ def bit_count(node: exp.Expression) -> exp.Expression:
     )
 
 
-def _shift(node: exp.Expression, form: str, past: str) -> exp.Expression:
+def _shift(node: exp.Expression, form: str, long_form: str) -> exp.Expression:
+    """BitwiseFunctions' shifts of a tinyint, smallint, integer or bigint, computed on the
+    value as a long (``_0``, ``_1``: the value, the shift; ``{mask}``: the type's bits) and
+    given back in the value's type; a shift of 64 or more is 0 (-1 for a negative value's
+    arithmetic shift); ``long_form`` that of a bigint."""
     value, shift = node.expressions
     bits = _bits(node, value)
-    kind = "INT" if bits == 32 else "BIGINT"
-    return spark(
-        f"CASE WHEN _1 >= {bits} THEN {past} ELSE {form}(CAST(_0 AS {kind}), _1) END",
-        value,
-        shift,
-    )
+    mask, sign = (1 << bits) - 1, 1 << (bits - 1)
+    body = long_form if bits == 64 else form.format(mask=mask, sign=sign)
+    return spark(f"CAST(({body}) AS {_NAMES[bits]})", value, shift)
+
+
+# preserveSign(shifted, mask, signedBit): the low bits, sign-extended
+_LEFT = (
+    "CASE WHEN _1 >= 64 THEN 0 WHEN shiftleft(CAST(_0 AS BIGINT), _1) & {sign} != 0 "
+    "THEN (shiftleft(CAST(_0 AS BIGINT), _1) & {mask}) - {mask} - 1 "
+    "ELSE shiftleft(CAST(_0 AS BIGINT), _1) & {mask} END"
+)
+_RIGHT = (
+    "CASE WHEN _1 >= 64 THEN 0 WHEN _1 = 0 THEN CAST(_0 AS BIGINT) "
+    "ELSE shiftrightunsigned(CAST(_0 AS BIGINT) & {mask}, _1) END"
+)
+_ARITHMETIC = (
+    "CASE WHEN _1 >= 64 THEN CASE WHEN _0 >= 0 THEN 0 ELSE -1 END "
+    "ELSE shiftright(CAST(_0 AS BIGINT), _1) END"
+)
 
 
 @rewrites("bitwise_left_shift", "bitwise_left_shift")
 def left_shift(node: exp.Expression) -> exp.Expression:
-    return _shift(node, "shiftleft", "0")
+    return _shift(node, _LEFT, "CASE WHEN _1 >= 64 THEN 0 ELSE shiftleft(_0, _1) END")
 
 
 @rewrites("bitwise_right_shift", "bitwise_right_shift")
 def right_shift(node: exp.Expression) -> exp.Expression:
-    return _shift(node, "shiftrightunsigned", "0")
+    return _shift(node, _RIGHT, "CASE WHEN _1 >= 64 THEN 0 ELSE shiftrightunsigned(_0, _1) END")
 
 
 @rewrites("bitwise_right_shift_arithmetic", "bitwise_right_shift_arithmetic")
 def right_shift_arithmetic(node: exp.Expression) -> exp.Expression:
-    return _shift(node, "shiftright", "CASE WHEN _0 >= 0 THEN 0 ELSE -1 END")
+    return _shift(node, _ARITHMETIC, _ARITHMETIC)

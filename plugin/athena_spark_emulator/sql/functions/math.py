@@ -126,6 +126,16 @@ rewrites(exp.Add, "+")(_add_or_subtract)
 rewrites(exp.Sub, "-")(_add_or_subtract)
 
 
+#: IEEE 754 division, as Java's (DoubleOperators.divide): by zero an infinity of the
+#: operands' signs (a -0.0 divisor counts as negative), NaN for 0/0 and NaN/0; Spark's ANSI
+#: division fails there (DIVIDE_BY_ZERO).
+_DOUBLE_DIVISION = (
+    "CASE WHEN CAST(_1 AS DOUBLE) = 0 THEN CAST(_0 AS DOUBLE) * CAST('Infinity' AS DOUBLE) * "
+    "CASE WHEN CAST(CAST(_1 AS DOUBLE) AS STRING) LIKE '-%' THEN -1 ELSE 1 END "
+    "ELSE CAST(_0 AS DOUBLE) / _1 END"
+)
+
+
 @rewrites(exp.Div, "/")
 def divide(node: exp.Expression) -> exp.Expression:
     """Trino's division: integer operands divide as integers (truncating), decimals as
@@ -139,7 +149,7 @@ def divide(node: exp.Expression) -> exp.Expression:
         out.type = kind
         return out
     if is_double(left) or is_double(right):
-        return spark("CAST(_0 AS DOUBLE) / _1", node.this, node.expression)
+        return spark(_DOUBLE_DIVISION, node.this, node.expression)
     dleft = decimal_parts(left) if left is not None else None
     dright = decimal_parts(right) if right is not None else None
     if dleft and dright and (is_decimal(left) or is_decimal(right)):
