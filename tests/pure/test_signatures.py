@@ -61,6 +61,28 @@ def test_typeof_gives_trinos_signature_type(value: str) -> None:
     assert _typeof(value) == CASES[value]
 
 
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        # TestUnnest:103: each array of rows gives its fields as columns (expanded_rows.py)
+        (
+            "SELECT typeof(t3) FROM UNNEST(CAST(ARRAY[ROW(1, 'a')] AS ARRAY(ROW(x int, y varchar))), "
+            "CAST(ARRAY[ROW(3, 'c')] AS ARRAY(ROW(x int, y varchar)))) t(t1, t2, t3, t4)",
+            "integer",
+        ),
+        # TestValues:66: a VALUES row that is one row value is spread over the columns
+        (
+            "SELECT typeof(key) FROM (VALUES CAST(ROW(1, 'TruE') AS row(double, boolean)), "
+            "ROW(2e0, false), (3e0, null)) T(key, value)",
+            "double",
+        ),
+    ],
+)
+def test_row_values_spread_over_columns(sql: str, expected: str) -> None:
+    spark_sql = translate.to_spark(syntax.parse(sql), {}, {})
+    assert f"'{expected}'" in spark_sql, spark_sql
+
+
 def test_a_type_no_rule_can_tell_is_still_refused() -> None:
     with pytest.raises(Untranslatable, match="cannot tell this value's Athena type"):
         _typeof("json_extract_scalar('{}', '$.a')")

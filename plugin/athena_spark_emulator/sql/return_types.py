@@ -41,6 +41,7 @@ from typing import Any, Callable, Dict, List, Optional
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
+from athena_spark_emulator.sql.expanded_rows import annotate_unnest
 from athena_spark_emulator.sql.spark_forms import (
     arithmetic_type,
     decimal_division,
@@ -309,6 +310,8 @@ OVERRIDES: Dict[type, Dict[str, Any]] = {
     exp.DPipe: {"annotator": _concatenated},
     # StringFunctions.chr is varchar(1); md5, sha1, sha256 and sha512 are varbinary
     exp.Chr: {"annotator": _returns("varchar(1)")},
+    # UNNEST of arrays of rows, or of several arrays: a row named by the alias's columns
+    exp.Unnest: {"annotator": annotate_unnest},
     **{cls: {"annotator": _returns("varbinary")} for cls in (exp.MD5Digest, exp.SHA, exp.SHA2)},
 }
 

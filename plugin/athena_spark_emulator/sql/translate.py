@@ -12,13 +12,14 @@ from typing import Any, List, Mapping, Optional, Tuple
 import sqlglot
 from sqlglot import exp
 
+from athena_spark_emulator.sql.expanded_rows import spread_row_values
 from athena_spark_emulator.sql.functions.conversion_types import type_name
 from athena_spark_emulator.sql.functions.select import USING_TYPES
 from athena_spark_emulator.sql.functions.table import TABLE, Refused
 from athena_spark_emulator.sql.functions.window import spread_windows
 from athena_spark_emulator.sql.query_shapes import unnest_generator
 from athena_spark_emulator.sql.return_types import EXPRESSION_METADATA
-from athena_spark_emulator.sql.signatures import signature_name
+from athena_spark_emulator.sql.signature_rules import signature_name
 from athena_spark_emulator.sql.spark_forms import SIGNATURE_TYPE, literal_type, type_of
 from athena_spark_emulator.sql.syntax import DIALECT, Untranslatable
 
@@ -308,6 +309,7 @@ def _annotate_columns(tree: exp.Expression, schema: Any) -> None:
     for number, node in enumerate(nodes):
         node.meta["athena_node"] = number
     work = tree.copy()
+    spread_row_values(work)  # VALUES ROW(1, 'a') t(k, v): two columns (expanded_rows.py)
     # on failure the columns' types stay unknown: what needs them is refused
     with contextlib.suppress(Exception):
         qualify_columns(work, schema, expand_stars=True)
