@@ -12,7 +12,7 @@ import base64
 import re
 import struct
 import zlib
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 from sqlglot import exp
 
@@ -267,26 +267,52 @@ def _to_varbinary(node: Any, value: Any, target: exp.DataType, safe: bool) -> An
     raise Refused(f"{node.sql('athena')} (a cast to varbinary of a value other than varchar)")
 
 
-def _binary_concat(cls: type) -> None:
-    """Wrap string.py's entry of ``cls`` (``||``, concat): where an argument is varbinary,
-    the bytes one after the other (Trino's VarbinaryFunctions concat / ConcatFunction of
-    varbinary); mixed with another type (but NULL) it is refused."""
+def _in_outer_select(node: exp.Expression, name: str) -> None:
+    """Refuse ``node`` (a varbinary value of a string function's node) inside a subquery or
+    CTE: sqlglot's annotation, which types a subquery's columns, takes ``||``, concat and
+    reverse for varchar there, so typeof and ColumnInfo would name the column varchar."""
+    select = node.find_ancestor(exp.Select)
+    if select is not None and select.find_ancestor(exp.Query, exp.CTE, exp.Subquery):
+        raise Refused(
+            f"{node.sql('athena')} ({name} of varbinary inside a subquery or CTE)",
+            "the emulator cannot type its column there; compute it in the outer SELECT",
+        )
+
+
+def _varbinary_case(cls: type, form: Callable[[exp.Expression, list], exp.Expression]) -> None:
+    """Wrap string.py's entry of ``cls`` (``||``, concat, reverse): where an argument is
+    varbinary, ``form(node, arguments)`` (Trino's varbinary signature of it); mixed with
+    another type (but NULL) it is refused."""
     entry = TABLE.entries[cls]
 
     def rewrite(node: exp.Expression) -> exp.Expression:
-        parts = node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]
+        parts = (
+            list(node.expressions)
+            if isinstance(node, exp.Concat)
+            else [a for a in (node.this, node.args.get("expression")) if a is not None]
+        )
         binary = [_is_varbinary(p) for p in parts]
-        if not any(binary) or len(parts) < 2:
+        if not any(binary) or (isinstance(node, exp.Concat) and len(parts) < 2):
             return entry.rewrite(node) if entry.rewrite is not None else node
         if not all(b or isinstance(p, exp.Null) for b, p in zip(binary, parts)):
-            raise Refused(f"{node.sql('athena')} (varbinary concatenated with another type)")
-        return typed(call("concat", *parts), "varbinary")
+            raise Refused(f"{node.sql('athena')} (varbinary and another type)")
+        _in_outer_select(node, entry.name)
+        return typed(form(node, parts), "varbinary")
 
     TABLE.entries[cls] = Entry(entry.name, rewrite, entry.check)
 
 
-_binary_concat(exp.DPipe)
-_binary_concat(exp.Concat)
+@udf("reverse_bytes", "binary")
+def reverse_bytes(data: Any) -> Optional[bytes]:
+    """VarbinaryFunctions.reverse: the bytes in reverse order (Spark's reverse would read
+    them as text)."""
+    return None if data is None else bytes(data)[::-1]
+
+
+# VarbinaryFunctions' concat (|| and concat of varbinary: the bytes one after the other)
+_varbinary_case(exp.DPipe, lambda node, parts: call("concat", *parts))
+_varbinary_case(exp.Concat, lambda node, parts: call("concat", *parts))
+_varbinary_case(exp.Reverse, lambda node, parts: udf_call("reverse_bytes", *parts))
 
 
 # ---- IEEE 754, big endian, base32, base64url, crc32 (VarbinaryFunctions) ----------------------
