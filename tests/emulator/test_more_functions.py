@@ -17,6 +17,7 @@ code. On main before the change every one of these failed NOT_SUPPORTED."""
 
 from __future__ import annotations
 
+import hmac
 from typing import Iterator, List, Optional
 
 import pytest
@@ -131,6 +132,23 @@ LITERAL_CASES = [
         "SELECT from_base64(CAST('YWJj' AS VARBINARY)), from_hex(CAST('617a6F' AS VARBINARY))",
         ["61 62 63", "61 7a 6f"],
     ),
+    # HmacFunctions (TestVarbinaryFunctions:925-959)
+    (
+        "SELECT hmac_md5(CAST('hashme' AS VARBINARY), CAST('key' AS VARBINARY)), "
+        "hmac_sha1(CAST('' AS VARBINARY), CAST('key' AS VARBINARY))",
+        [
+            "0a 26 eb eb 0e 7b 65 f5 28 d9 6f 7b c6 31 bc 8f",
+            "f4 2b b0 ee b0 18 eb bd 45 97 ae 72 13 71 1e c6 07 60 84 3f",
+        ],
+    ),
+    (
+        "SELECT hmac_sha256(CAST('hashme' AS VARBINARY), CAST('key' AS VARBINARY)), "
+        "typeof(hmac_sha512(X'00', X'01'))",
+        [
+            "d3 d7 2f 9f ac de 05 9d a3 a4 eb 43 a9 ab dd 4b 35 11 8e 0f ef 00 e6 d1 6f b0 4b b3 32 af 04 84",
+            "varbinary",
+        ],
+    ),
     # CRC32
     ("SELECT crc32(to_utf8('CRC me!')), typeof(crc32(X'00'))", ["38028046", "bigint"]),
     # ArrayContainsSequence
@@ -188,6 +206,7 @@ FAILING_LITERALS = [
         "INVALID_FUNCTION_ARGUMENT: entryDelimiter and keyValueDelimiter must not be the same",
     ),
     ("SELECT CAST(1 AS VARBINARY)", "TYPE_MISMATCH: Cannot cast integer to varbinary"),
+    ("SELECT hmac_sha1(X'00', X'')", "NOT_SUPPORTED"),
     # a subquery's column is typed by sqlglot's annotation, which would say varchar
     ("SELECT typeof(c0) FROM (SELECT X'00' || X'01') t(c0)", "NOT_SUPPORTED"),
 ]
@@ -210,6 +229,10 @@ COLUMN_CASES = [
     ("to_big_endian_32(i), to_big_endian_64(big)", ["80 00 00 01", "80 00 00 00 00 00 00 01"]),
     ("contains_sequence(a, sub), contains_sequence(a, other)", ["true", "false"]),
     ("split_to_multimap(kv, ',', '=')", ["{a=[1, 3], b=[2]}"]),
+    (
+        "to_hex(hmac_md5(b, cast(e as varbinary)))",
+        [hmac.new(b"x", b"hello world", "md5").hexdigest().upper()],
+    ),
 ]
 
 

@@ -1,14 +1,15 @@
 """Binary functions and operators (Trino's ``functions/binary.md``): ``X'...'`` literals,
 CAST of a varchar to VARBINARY, ``||`` and concat of varbinary values, to/from_base64,
 to/from_base64url, to/from_base32, to/from_hex, to/from_big_endian_32/64,
-to/from_ieee754_32/64, crc32, md5, sha1, sha256/sha512 and murmur3 (Trino's
-VarbinaryFunctions, VarcharOperators.castToBinary). Examples:
+to/from_ieee754_32/64, crc32, md5, sha1, sha256/sha512, murmur3 and hmac_md5/sha1/sha256/
+sha512 (Trino's VarbinaryFunctions, HmacFunctions, VarcharOperators.castToBinary). Examples:
 ``tests/conformance/examples/binary.yml``.
 """
 
 from __future__ import annotations
 
 import base64
+import hmac
 import re
 import struct
 import zlib
@@ -500,3 +501,32 @@ def _to_base32(node: exp.Expression) -> exp.Expression:
 @rewrites(exp.FromBase32, "from_base32")
 def _from_base32(node: exp.Expression) -> exp.Expression:
     return typed(udf_call("from_base32", _text_arg(node, node.this)), "varbinary")
+
+
+# ---- hmac_md5, hmac_sha1, hmac_sha256, hmac_sha512 (HmacFunctions) ----------------------------
+def _hmac(digest: str) -> Callable[[Any, Any], Optional[bytes]]:
+    def compute(data: Any, key: Any) -> Optional[bytes]:
+        """Trino's hmac_<digest>(binary, key) (HmacFunctions: Guava's Hashing.hmac*)."""
+        if data is None or key is None:
+            return None
+        if not bytes(key):  # Guava's SecretKeySpec refuses an empty key: Trino fails
+            raise Unsupported(f"hmac_{digest} with an empty key (Athena fails it)")
+        return hmac.new(bytes(key), bytes(data), digest).digest()
+
+    return compute
+
+
+def _hmac_function(digest: str) -> None:
+    name = f"hmac_{digest}"
+    udf(name, "binary")(_hmac(digest))
+
+    @rewrites(name, name)
+    def rewrite(node: exp.Expression) -> exp.Expression:
+        if len(node.expressions) != 2:
+            raise Refused(f"{node.sql('athena')} (two varbinary arguments)")
+        data, key = (_binary_arg(node, a) for a in node.expressions)
+        return typed(udf_call(name, data, key), "varbinary")
+
+
+for _name in ("md5", "sha1", "sha256", "sha512"):
+    _hmac_function(_name)
