@@ -1,6 +1,7 @@
 """Athena's query constructs beyond a plain SELECT (GROUPING SETS, CUBE, ROLLUP, grouping(),
 FILTER of an aggregate, UNNEST of rows, maps and several arrays, WITH ORDINALITY, quantified
-subqueries, row.*, row[i], CORRESPONDING, WITH FUNCTION, WITH RECURSIVE): each an entry of
+subqueries, row.*, row[i], CORRESPONDING, WITH FUNCTION, WITH RECURSIVE, LATERAL subqueries):
+each an entry of
 the function table (functions/table.py), with a Spark form or a small implementation (a UDF
 of udfs.py). Functions are not here but in functions/, one module per page of Trino's
 function documentation. Registered when the athena_spark_emulator.sql package is imported
@@ -625,6 +626,125 @@ def recursive_with(node: exp.Expression) -> exp.Expression:
     result.set("expressions", ctes)
     result.set("recursive", None)
     return result
+
+
+# ---- LATERAL (subquery) -----------------------------------------------------------------------
+# Trino 410 runs a correlated LATERAL subquery only where its planner can decorrelate it
+# (PlanNodeDecorrelator and the rules TransformCorrelatedSingleRowSubqueryToProject,
+# TransformCorrelatedGlobalAggregationWithProjection / ...GroupedAggregation...): other
+# forms fail "Given correlated subquery is not supported" (TestSelectAll, TestLateral).
+# Spark 3.5 decorrelates more, so only the forms Trino's tests show running are run.
+
+_LATERAL_FORMS = (
+    "Trino 410 runs a correlated LATERAL subquery only in the forms it can decorrelate; the "
+    "emulator runs two of them: a subquery without FROM (``LATERAL (SELECT t.a * 2)``) and "
+    "an aggregation over uncorrelated relations whose WHERE alone reads the outer query "
+    "(``LEFT JOIN LATERAL (SELECT count(*) FROM u WHERE u.k < t.k) ON TRUE``); rewrite the "
+    "query as a join with GROUP BY, or use a scalar subquery"
+)
+_SOURCES = (exp.Table, exp.Subquery, exp.Values, exp.Unnest, exp.Lateral, exp.CTE)
+
+
+def _inner_names(query: exp.Expression) -> tuple:
+    """(the relation names, the column names, whether a relation's columns are unknown)
+    that ``query`` defines inside itself."""
+    names, columns, opaque = set(), set(), False
+    for source in query.find_all(*_SOURCES):
+        alias = source.args.get("alias")
+        if isinstance(source, exp.Table):
+            names.add(source.name.lower())
+        if alias is not None and alias.name:
+            names.add(alias.name.lower())
+        known = [c.name.lower() for c in alias.columns] if alias is not None else []
+        if isinstance(source, (exp.Subquery, exp.CTE)) and isinstance(source.this, exp.Select):
+            known = known or [e.alias_or_name.lower() for e in source.this.expressions]
+        columns.update(known)
+        opaque = opaque or (isinstance(source, exp.Table) and not known)
+    return names, columns, opaque
+
+
+def _outer_columns(query: exp.Expression, part: Optional[exp.Expression]) -> bool:
+    """Whether ``part`` of the LATERAL subquery ``query`` reads a column of the outer query:
+    one qualified by a relation ``query`` does not define, or an unqualified one that none
+    of its relations has (one whose columns are unknown, a table, is taken to have it)."""
+    if part is None:
+        return False
+    names, columns, opaque = _inner_names(query)
+    has_from = query.args.get("from_") is not None
+    for column in part.find_all(exp.Column):
+        if column.table:
+            if column.table.lower() not in names:
+                return True
+        elif not has_from or not (opaque or column.name.lower() in columns):
+            return True
+    return False
+
+
+def _lateral_join_check(node: exp.Lateral) -> Optional[str]:
+    join = node.parent
+    if not isinstance(join, exp.Join):
+        return None
+    side = str(join.args.get("side") or "").upper()
+    on = join.args.get("on")
+    if side in ("RIGHT", "FULL"):
+        return f"{side} JOIN LATERAL (Trino allows a LATERAL reference in no {side} JOIN)"
+    if on is not None and not (isinstance(on, exp.Boolean) and on.this):
+        return f"JOIN LATERAL ... ON {on.sql('athena')} (a correlated LATERAL join runs ON TRUE)"
+    return None
+
+
+def _has_aggregate(query: exp.Select) -> bool:
+    return any(e.find(exp.AggFunc) is not None for e in query.expressions)
+
+
+def _decorrelated_form(query: exp.Select) -> bool:
+    """Whether the correlated ``query`` is one of the forms Trino decorrelates (see
+    :data:`_LATERAL_FORMS`)."""
+    if query.find(exp.Window) is not None or query.find(exp.Lateral) is not None:
+        return False
+    shaping = ("having", "order", "offset", "distinct", "joins", "qualify")
+    if any(query.args.get(k) for k in shaping):
+        return False
+    limit = query.args.get("limit")
+    if query.args.get("from_") is None:  # one row: TransformCorrelatedSingleRowSubqueryToProject
+        count = limit.expression if isinstance(limit, exp.Limit) else None
+        one_row = limit is None or (isinstance(count, exp.Literal) and int(count.this or 0) >= 1)
+        plain = not any(query.args.get(k) for k in ("where", "group"))
+        return one_row and plain and not _has_aggregate(query)
+    outer = [query.args.get("from_"), query.args.get("group"), *query.expressions]
+    if limit is not None or any(_outer_columns(query, part) for part in outer):
+        return False
+    return _has_aggregate(query) or query.args.get("group") is not None
+
+
+def _lateral_check(node: exp.Expression) -> Optional[str]:
+    if node.args.get("view"):
+        return "LATERAL VIEW (Hive's syntax: Athena runs CROSS JOIN UNNEST)"
+    subquery = node.this
+    query = subquery.this if isinstance(subquery, exp.Subquery) else None
+    if query is None:
+        return f"LATERAL {node.sql('athena')} (a LATERAL of a subquery only)"
+    if query.find(exp.Lateral) is not None:
+        return f"LATERAL {subquery.sql('athena')} (a LATERAL inside a LATERAL subquery)"
+    if not _outer_columns(query, query):
+        return None  # uncorrelated: a subquery (lateral_subquery)
+    if not isinstance(query, exp.Select) or not _decorrelated_form(query):
+        return f"the correlated subquery LATERAL {subquery.sql('athena')} ({_LATERAL_FORMS})"
+    return _lateral_join_check(node)  # type: ignore[arg-type]
+
+
+@rewrites(exp.Lateral, "LATERAL (subquery)", _lateral_check)
+def lateral_subquery(node: exp.Expression) -> exp.Expression:
+    """A LATERAL subquery that reads no column of the outer query is that subquery (a join
+    of it, or the relation in FROM: Spark takes no LATERAL there); a correlated one of the
+    forms :func:`_lateral_check` lets through is Spark's LATERAL subquery, which gives
+    Trino's rows (an aggregation over no rows is one row: count 0, others NULL)."""
+    query = node.this.this
+    if not _outer_columns(query, query):
+        return exp.Subquery(this=query, alias=node.args.get("alias"))
+    if query.args.get("from_") is None:
+        query.set("limit", None)  # LIMIT n >= 1 of one row (Spark takes no outer column under one)
+    return node
 
 
 SHAPES.update(

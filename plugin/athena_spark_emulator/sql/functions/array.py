@@ -698,3 +698,58 @@ def array_remove(node: exp.Expression) -> exp.Expression:
     element = element_type(node.this)
     name = type_text(element) if element is not None else None
     return named_as(out, f"array({name})") if name else out
+
+
+# ---- contains_sequence ------------------------------------------------------------------------
+_SEQUENCE = (
+    "CASE WHEN _0 IS NULL OR _1 IS NULL THEN NULL WHEN size(_1) = 0 THEN true "
+    "WHEN size(_1) > size(_0) THEN false ELSE exists(sequence(0, size(_0) - size(_1)), "
+    "athena_i -> forall(sequence(0, size(_1) - 1), athena_j -> "
+    "element_at(_0, athena_i + athena_j + 1) <=> element_at(_1, athena_j + 1))) END"
+)
+
+
+def _comparable_elements(node: exp.Expression, arrays: List[exp.Expression]) -> None:
+    """Refuse arrays whose elements Spark's ``<=>`` cannot compare as Trino's IS DISTINCT
+    FROM does: of unknown type, holding maps (Spark compares none), or of two types Trino
+    has no common super type for (its analysis fails; Spark's ANSI cast would try)."""
+    kinds = [element_type(a) for a in arrays]
+    for array, kind in zip(arrays, kinds):
+        empty = isinstance(unwrapped(array), exp.Array) and not unwrapped(array).expressions
+        if kind is None and not empty and not isinstance(array, exp.Null):
+            raise Refused(f"{node.sql('athena')} (arrays of unknown element type)")
+        if kind is not None and any(k.this == T.MAP for k in kind.find_all(exp.DataType)):
+            raise Refused(f"{node.sql('athena')} (arrays holding maps)")
+    known = [k for k in kinds if k is not None and k.this not in (T.NULL, T.UNKNOWN)]
+    if len(known) == 2 and _family(known[0]) != _family(known[1]):
+        raise Refused(f"{node.sql('athena')} (arrays of two element types)")
+
+
+def _family(kind: exp.DataType) -> Any:
+    """The kind of values Trino coerces ``kind``'s to a common type with: numbers, text,
+    arrays of one family, rows, else the type itself."""
+    if kind.this in _NUMBERS:
+        return "number"
+    if kind.this in (T.VARCHAR, T.TEXT, T.CHAR):
+        return "text"
+    inner = kind.expressions[0] if kind.this == T.ARRAY and kind.expressions else None
+    if isinstance(inner, exp.DataType):
+        return ("array", _family(inner))
+    return kind.this
+
+
+_NUMBERS = (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.DECIMAL, T.FLOAT, T.DOUBLE)
+
+
+@rewrites("contains_sequence", "contains_sequence")
+def contains_sequence(node: exp.Expression) -> exp.Expression:
+    """Trino's contains_sequence(x, seq) (ArrayContainsSequence): true where ``seq``'s
+    elements stand in ``x`` one after the other, each compared with IS DISTINCT FROM (a
+    NULL element matches a NULL one, NaN matches NaN: Spark's ``<=>``); an empty ``seq``
+    is in every array; NULL when an argument is NULL."""
+    if len(node.expressions) != 2:
+        raise Refused(f"{node.sql('athena')} (two arrays)")
+    if any(isinstance(a, exp.Null) for a in node.expressions):
+        return named_as(spark("CAST(NULL AS BOOLEAN)"), "boolean")
+    _comparable_elements(node, list(node.expressions))
+    return named_as(spark(_SEQUENCE, *node.expressions), "boolean")

@@ -1,19 +1,20 @@
 """Map functions and operators (Trino's ``functions/map.md``): map, map_entries,
-map_from_entries, map_keys/map_values, map_concat, multimap_from_entries and the lambda
-ones. The subscript operator is array.py's. Examples: ``tests/conformance/examples/map.yml``.
+map_from_entries, map_keys/map_values, map_concat, multimap_from_entries,
+split_to_multimap (listed on Trino's string page, a map builder like multimap_from_entries)
+and the lambda ones. The subscript operator is array.py's. Examples: ``tests/conformance/examples/map.yml``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Dict, List, Optional
 
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.comparison import empty_map, known_type, unwrapped
 from athena_spark_emulator.sql.functions.conversion_types import type_name
 from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
-from athena_spark_emulator.sql.spark_forms import spark, type_of, typed
-from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK
+from athena_spark_emulator.sql.spark_forms import is_text, literal_text, spark, type_of, typed
+from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
 
 T = exp.DataType.Type
 
@@ -163,3 +164,53 @@ def multimap_from_entries(node: exp.Expression) -> exp.Expression:
         "k -> struct(k, transform(filter(_0, e -> e.key = k), e -> e.value))))",
         entries,
     )
+
+
+@udf("split_to_multimap", "map<string,array<string>>")
+def split_to_multimap(
+    text: Optional[str], entry: Optional[str], pair: Optional[str]
+) -> Optional[Dict[str, List[str]]]:
+    """Trino's SplitToMultimapFunction: ``text`` split at each ``entry`` delimiter, each
+    entry at its one ``pair`` delimiter; each key with its values in the order they come
+    (an ArrayListMultimap). Its checks and texts (the bad entry unquoted)."""
+    if text is None or entry is None or pair is None:
+        return None
+    if not entry:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: entryDelimiter is empty")
+    if not pair:
+        raise AthenaError("INVALID_FUNCTION_ARGUMENT: keyValueDelimiter is empty")
+    if entry == pair:
+        raise AthenaError(
+            "INVALID_FUNCTION_ARGUMENT: entryDelimiter and keyValueDelimiter must not be the same"
+        )
+    out: Dict[str, List[str]] = {}
+    start = 0
+    while start < len(text):
+        end = text.find(entry, start)
+        item = text[start:end] if end >= 0 else text[start:]
+        key_end = item.find(pair)
+        value = item[key_end + len(pair) :]
+        if key_end < 0 or pair in value:
+            raise AthenaError(
+                "INVALID_FUNCTION_ARGUMENT: Key-value delimiter must appear exactly once in "
+                f"each entry. Bad input: {item}"
+            )
+        out.setdefault(item[:key_end], []).append(value)
+        if end < 0:
+            break
+        start = end + len(entry)
+    return out
+
+
+@rewrites("split_to_multimap", "split_to_multimap")
+def _split_to_multimap(node: exp.Expression) -> exp.Expression:
+    args = list(node.expressions)
+    texts = [
+        literal_text(a) is not None or isinstance(a, exp.Null) or is_text(type_of(a)) for a in args
+    ]
+    if len(args) != 3 or not all(texts):
+        raise Refused(
+            f"{node.sql('athena')} (split_to_multimap(string, entryDelimiter, keyValueDelimiter) "
+            "of varchar values)"
+        )
+    return typed(udf_call("split_to_multimap", *args), "map<varchar, array<varchar>>")

@@ -125,8 +125,10 @@ def outer_projection(select: exp.Select) -> None:
     if isinstance(parent, exp.Exists):
         select.set("expressions", [exp.Literal.number(1)])
         return
-    if not isinstance(parent, exp.Subquery) or isinstance(parent.parent, (exp.From, exp.Join)):
-        return
+    if not isinstance(parent, exp.Subquery) or isinstance(
+        parent.parent, (exp.From, exp.Join, exp.Lateral)
+    ):
+        return  # a relation (a LATERAL one: query_shapes.lateral_subquery decides)
     if select.args.get("group") or select.find(exp.AggFunc):
         return
     where = select.args.get("where")
