@@ -246,3 +246,35 @@ def test_grouping_zoned_values_is_refused(emu: Emulator, shape: str, tail: str) 
     else:
         sql = query.format("count(*)" if tail.startswith("group") else "v") + " " + tail
     assert failure(emu, sql).startswith("NOT_SUPPORTED"), sql
+
+
+@pytest.mark.parametrize(
+    "expression, expected",
+    [
+        (f"cast(timestamp '2020-05-01 12:34:56.123456789 {KTM}' as time(9))", "12:34:56.123456789"),
+        (f"cast(timestamp '2020-05-01 23:59:59.999999 {KTM}' as time(0))", "00:00:00"),
+        (f"cast(timestamp '2020-05-01 12:34:56.555555 {KTM}' as time(1))", "12:34:56.6"),
+        (
+            f"cast(timestamp '2020-05-01 12:34:56.555555555 {KTM}' as time(3) with time zone)",
+            "12:34:56.556+05:45",
+        ),
+        (
+            f"cast(timestamp '2020-03-08 01:23:45 {LA}' as time(0) with time zone)",
+            "01:23:45-08:00",
+        ),
+        (
+            "cast(timestamp '2020-05-01 12:34:56.12 UTC' as time(6) with time zone)",
+            "12:34:56.120000+00:00",
+        ),
+    ],
+)
+def test_times_of_day(emu: Emulator, expression: str, expected: str) -> None:
+    """TimestampWithTimeZoneToTimeCast / ...ToTimeWithTimeZoneCast: the wall time of day,
+    p digits (SqlTime)."""
+    assert value(emu, expression) == expected
+
+
+@pytest.mark.parametrize("source, cte", FORMS[:4], ids=FORM_IDS[:4])
+def test_a_column_s_time_of_day(emu: Emulator, source: str, cte: bool) -> None:
+    found = row(emu, over_t(source, cte, f"cast({ZONED} as time(3))") + " where t.k = 5")
+    assert found == ["12:34:56.123"]

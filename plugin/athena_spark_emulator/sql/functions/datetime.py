@@ -32,6 +32,7 @@ from athena_spark_emulator.sql.functions.datetime_format import (  # noqa: F401 
 from athena_spark_emulator.sql.functions.datetime_tstz import (
     cast_from_zoned,
     cast_to_zoned,
+    time_form,
     trunc_form,
     varchar_form,
 )
@@ -91,6 +92,8 @@ def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
     if source is not None and source.this == T.TIMESTAMPTZ:
         if target.this == T.VARCHAR and not target.expressions:
             return varchar_form(node)
+        if target.this in (T.TIME, T.TIMETZ):
+            return time_form(node)
         return cast_from_zoned(node, safe)
     nanos = target.this == T.TIMESTAMP and target.expressions and _precision_of(target) > 6
     if target.this in ZONED_TYPES or nanos:

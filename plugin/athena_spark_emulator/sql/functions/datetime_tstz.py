@@ -22,7 +22,8 @@ datetime_zoned.py, which holds the value: a struct of its text and offset; examp
   day and longer the wall time in the zone, its offset kept where it is still valid.
 * **Casts** (TimestampWithTimeZoneToTimestampWithTimeZoneCast: the instant rounded half
   up to the target's digits; TimestampToTimestampWithTimeZoneCast: the wall time in the
-  session's zone, UTC on Athena; TimestampWithTimeZoneToVarcharCast: p digits).
+  session's zone, UTC on Athena; TimestampWithTimeZoneToVarcharCast: p digits;
+  TimestampWithTimeZoneToTimeCast and ...ToTimeWithTimeZoneCast: the time of day, rounded).
 
 * **Columns** of such values, from a CTE's or a derived table's SELECT or VALUES: each
   use of the column is checked as a value's is (:func:`zoned_columns`). GROUP BY, ORDER
@@ -43,17 +44,22 @@ from sqlglot import exp
 from athena_spark_emulator.sql.functions.conversion_types import athena_type_name
 from athena_spark_emulator.sql.functions.datetime_zoned import (
     FORMS,
+    TIME_FIELD,
+    TIMETZ_FIELD,
     TSTZ,
     USES,
     _from_local,
     _instant,
     _local,
     _micros,
+    _offset_text,
     _precision,
     _tstz_out,
     _typed,
+    check_use,
     instant,
     is_tstz,
+    round_nanos,
     tstz,
     tstz_type,
 )
@@ -313,6 +319,69 @@ def cast_from_zoned(node: exp.Expression, safe: bool) -> exp.Expression:
     raise Refused(f"{node.sql('athena')} (a cast of a timestamp with time zone)")
 
 
+_DAY = 86400 * 10**9
+
+
+def _local_nanos(value: Any, precision: int) -> Tuple[int, str]:
+    """The wall time of a timestamp with time zone as epoch nanoseconds (as if UTC),
+    rounded half up to ``precision`` digits, and its zone."""
+    nanos, zone = instant(value)
+    return round_nanos(nanos + int(value[1]) * 10**9, precision), zone
+
+
+def _time_of_day(local: int, precision: int) -> Tuple[str, int]:
+    """(the text of a time(p), as Trino's SqlTime prints it: p fractional digits; its
+    picoseconds of the day) of a wall time in epoch nanoseconds."""
+    nanos = local % _DAY
+    seconds, fraction = divmod(nanos, 10**9)
+    text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    if precision:
+        text += "." + f"{fraction:09d}{'0' * 3}"[:precision]
+    return text, nanos * 1000
+
+
+@udf("tstz_to_time", f"struct<{TIME_FIELD}:string,athena_picos:bigint>")
+def tstz_to_time(value: Any, precision: int) -> Any:
+    """CAST(timestamp with time zone AS time(p)): its time of day in its zone, rounded half
+    up to p digits, past midnight wrapped (TimestampWithTimeZoneToTimeCast); the struct of
+    a time (its text and picoseconds of the day)."""
+    if value is None:
+        return None
+    local, _ = _local_nanos(value, int(precision))
+    return _time_of_day(local, int(precision))
+
+
+@udf("tstz_to_timetz", f"struct<{TIMETZ_FIELD}:string,athena_picos:bigint,athena_offset:int>")
+def tstz_to_timetz(value: Any, precision: int) -> Any:
+    """CAST(timestamp with time zone AS time(p) with time zone): the rounded time of day
+    and the zone's offset at the wall time read as an instant, as
+    TimestampWithTimeZoneToTimeWithTimeZoneCast computes it; the struct of a time with
+    time zone (text, picoseconds of the day, offset in minutes)."""
+    if value is None:
+        return None
+    local, zone = _local_nanos(value, int(precision))
+    offset = tstz(local, zone, 0)[1]
+    text, picos = _time_of_day(local, int(precision))
+    return text + _offset_text(offset, zulu=False), picos, offset // 60
+
+
+def time_form(node: exp.Expression) -> exp.Expression:
+    """CAST(timestamp with time zone AS time(p) [with time zone]), p up to 9."""
+    target = node.args["to"]
+    precision = _precision(target)
+    if precision > 9:
+        raise Refused(f"{node.sql('athena')} (precision 9 at most)")
+    zoned = target.this == T.TIMETZ
+    name = f"time({precision}){' with time zone' if zoned else ''}"
+    udf_name = "tstz_to_timetz" if zoned else "tstz_to_time"
+    out = udf_call(udf_name, node.this, exp.Literal.number(precision))
+    kind = exp.DataType(
+        this=target.this, expressions=[exp.DataTypeParam(this=exp.Literal.number(precision))]
+    )
+    check_use(node, "time", time=True)
+    return _typed(out, name, kind)
+
+
 def varchar_form(node: exp.Expression) -> exp.Expression:
     """CAST(timestamp(p) with time zone AS varchar), p digits."""
     precision = _precision(type_of(node.this))
@@ -327,7 +396,7 @@ def _compared_use(child: exp.Expression, parent: exp.Expression) -> bool:
 def _cast_use(child: exp.Expression, parent: exp.Expression) -> bool:
     """CAST to a timestamp with time zone, and date_trunc: run here."""
     if isinstance(parent, exp.Cast):
-        return parent.args["to"].this == T.TIMESTAMPTZ
+        return parent.args["to"].this in (T.TIMESTAMPTZ, T.TIME, T.TIMETZ)
     return isinstance(parent, (exp.TimestampTrunc, exp.DateTrunc))
 
 
