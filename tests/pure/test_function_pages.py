@@ -21,6 +21,7 @@ PARTS = {
     "conversion_types",
     "datetime_zoned",
     "datetime_format",
+    "datetime_tstz",
     "json_cast",
     "json_path",
     "json_table",

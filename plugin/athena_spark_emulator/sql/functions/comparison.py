@@ -11,6 +11,7 @@ from typing import Any, List, Optional, Tuple, cast
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.conversion_types import athena_type_name
+from athena_spark_emulator.sql.functions.datetime_tstz import instant_operands
 from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import (
     call,
@@ -508,6 +509,7 @@ def compared(node: exp.Expression, op: str, on_nan: str) -> exp.Expression:
     (DoubleOperators / RealOperators: NaN is equal to nothing, not even NaN, and neither
     less nor greater than anything, where Spark orders NaN above +Infinity and equal to
     itself). Of values whose types the emulator cannot tell, Spark's as they are."""
+    instant_operands(node)  # timestamps with time zone: their instants
     left, right = node.this, node.expression
     maps = _map_operands(node, op, left, right)
     if op in ("=", "<>") and _nested(left, right):
@@ -584,6 +586,7 @@ def between(node: exp.Expression) -> exp.Expression:
     DoubleOperators; char values without their padding, CharType). Trino's analyzer reads
     BETWEEN as that conjunction (its NULL rule too); Spark's BETWEEN orders NaN last and
     compares the padding. Other values: Spark's BETWEEN as it is."""
+    instant_operands(node)
     value, low, high = node.this, node.args["low"], node.args["high"]
     if not (_floating(value, low, high) or _char(value, low, high)):
         return node
@@ -596,6 +599,7 @@ def _distinct(node: exp.Expression, distinct: bool) -> exp.Expression:
     """``IS [NOT] DISTINCT FROM`` of char(n) values: Trino's CharType compares them without
     their padding ('foo' as char(3) is not distinct from 'foo' as char(5)), so both are
     padded to a common length; a NULL is distinct from a value and not from a NULL."""
+    instant_operands(node)
     left, right = node.this, node.expression
     if any(holds_map(known_type(side)) for side in (left, right)):
         return named_as(_distinct_maps(node, left, right, distinct), "boolean")
@@ -673,6 +677,8 @@ def in_list(node: exp.Expression) -> exp.Expression:
     keeps IN's NULL rule (NULL for a NULL x; NULL where no item equals x and one is NULL).
     Lists of literals (dbt's long ones), of columns and subqueries: Spark's IN as it is."""
     items = _values_items(node)
+    instant_operands(node)
+    items = list(node.expressions)
     if holds_map(known_type(node.this)):
         return _in_maps(node, items)
     if node.args.get("query") is not None or node.args.get("unnest") is not None or not items:

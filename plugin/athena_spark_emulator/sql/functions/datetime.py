@@ -4,10 +4,11 @@ to_milliseconds, AT TIME ZONE, at_timezone, with_timezone, timezone_hour/minute,
 from_unixtime_nanos, human_readable_seconds, parse_duration, localtimestamp and
 current_timezone.
 
-The page is three modules: this one (the entries), datetime_zoned.py (how a timestamp
+The page is four modules: this one (the entries), datetime_zoned.py (how a timestamp
 with time zone, a time and a time with time zone are held in Spark, their UDFs, literals
-and casts) and datetime_format.py (format_datetime, format() of dates, ISO 8601 text:
-to_iso8601, from_iso8601_*). Examples: ``tests/conformance/examples/datetime.yml``.
+and casts), datetime_tstz.py (timestamps with time zone compared, shifted by intervals,
+truncated and cast) and datetime_format.py (format_datetime, format() of dates, ISO 8601
+text: to_iso8601, from_iso8601_*). Examples: ``tests/conformance/examples/datetime.yml``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ from athena_spark_emulator.sql.functions.datetime_format import (  # noqa: F401 
     from_iso8601_timestamp,
     from_iso8601_timestamp_nanos,
 )
+from athena_spark_emulator.sql.functions.datetime_tstz import (
+    cast_from_zoned,
+    cast_to_zoned,
+    time_form,
+    trunc_form,
+    varchar_form,
+)
 from athena_spark_emulator.sql.functions.datetime_zoned import (
     TSTZ,
     _at_zone,
@@ -37,10 +45,10 @@ from athena_spark_emulator.sql.functions.datetime_zoned import (
     _tstz_out,
     _typed,
     _zone_literal,
-    cast_from_zoned,
     is_tstz,
     tstz,
     typed_cast,
+    zone_argument,
 )
 from athena_spark_emulator.sql.functions.table import Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import (
@@ -76,8 +84,16 @@ def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
     now = _now_precision(value)
     if now is not None and target.this == T.TIMESTAMP:
         return _now_as_timestamp(node, value, _precision_of(target) if target.expressions else 3)
+    if target.this == T.TIMESTAMPTZ and not (isinstance(value, exp.Literal) and value.is_string):
+        zoned = cast_to_zoned(node)  # of a timestamp, with or without a zone
+        if zoned is not None:
+            return zoned
     source = type_of(value)
     if source is not None and source.this == T.TIMESTAMPTZ:
+        if target.this == T.VARCHAR and not target.expressions:
+            return varchar_form(node)
+        if target.this in (T.TIME, T.TIMETZ):
+            return time_form(node)
         return cast_from_zoned(node, safe)
     nanos = target.this == T.TIMESTAMP and target.expressions and _precision_of(target) > 6
     if target.this in ZONED_TYPES or nanos:
@@ -259,6 +275,8 @@ def date_diff(node: exp.Expression) -> exp.Expression:
 
 def _trunc(node: exp.Expression, value: exp.Expression) -> exp.Expression:
     unit = _unit(node)
+    if is_tstz(type_of(value)):
+        return trunc_form(node, unit, value)
     kind = _temporal(node, value)
     if kind == "date":
         if unit not in DATE_UNITS:
@@ -403,6 +421,9 @@ def extract(node: exp.Expression) -> exp.Expression:
         "MINUTE": "minute(_0)",
         "SECOND": "second(_0)",
     }
+    zoned = {"TIMEZONE_HOUR": "timezone_hour", "TIMEZONE_MINUTE": "timezone_minute"}
+    if unit in zoned and is_tstz(type_of(node.expression)):  # its offset
+        return typed(udf_call(zoned[unit], node.expression), "bigint")
     if unit not in forms:
         raise Refused(f"extract({unit} FROM ...)")
     return spark(f"CAST({forms[unit]} AS BIGINT)", node.expression)
@@ -533,7 +554,7 @@ def with_timezone_(node: exp.Expression) -> exp.Expression:
     if len(node.expressions) != 2:
         raise Refused(node.sql("athena"))
     value, zone = node.expressions
-    zone_text = _zone_literal(node, zone)
+    zone_value = zone_argument(node, zone)
     kind = type_of(value)
     if not (is_timestamp(kind) and kind is not None and kind.expressions):
         raise Refused(f"{node.sql('athena')}", "the emulator cannot tell its argument's type")
@@ -543,7 +564,7 @@ def with_timezone_(node: exp.Expression) -> exp.Expression:
     out = udf_call(
         "with_timezone",
         _micros(value),
-        exp.Literal.string(zone_text),
+        zone_value,
         exp.Literal.number(precision),
     )
     return _tstz_out(node, out, precision)

@@ -40,13 +40,13 @@ from __future__ import annotations
 import datetime
 import re
 from functools import cache, lru_cache
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.table import Fails, Refused
 from athena_spark_emulator.sql.spark_forms import is_timestamp, spark, type_of, typed
-from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
+from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, udf, udf_call
 
 T = exp.DataType.Type
 
@@ -126,9 +126,11 @@ def _tzinfo(zone: str) -> datetime.tzinfo:
 
 
 def _known_zone(text: Any) -> str:
+    """The zone of a zone argument read at run time (a literal one is checked when the
+    statement is translated): one the emulator does not know is refused."""
     zone = zone_id(text) if isinstance(text, str) and text else None
     if zone is None:
-        raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Time zone not supported: {text}")
+        raise NotRun(f"the time zone '{text}' (the emulator knows Trino's zone ids and offsets)")
     return zone
 
 
@@ -398,6 +400,8 @@ def check_use(node: exp.Expression, what: str, time: bool = False) -> None:
         return
     if isinstance(parent, exp.Typeof) or (not time and _cast_from_zoned_runs(parent)):
         return
+    if not time and parent is not None and any(use(child, parent) for use in USES):
+        return
     name = str(parent.name).lower() if isinstance(parent, exp.Anonymous) else ""
     if name in _CONSUMERS and (not time or name == "timezone"):
         return
@@ -412,7 +416,16 @@ def check_use(node: exp.Expression, what: str, time: bool = False) -> None:
         return
     where = parent.sql("athena") if parent is not None else ""
     where = where if len(where) <= 80 else where[:80] + " ..."
-    raise Refused(f"a {what} used in {where} (only shown, or passed to the time zone functions)")
+    if time:
+        raise Refused(
+            f"a {what} used in {where} (only shown, or passed to the time zone functions)"
+        )
+    raise Refused(
+        f"a {what} used in {where}",
+        "the emulator compares, shifts, truncates, casts and shows it and passes it to the "
+        "date and time zone functions, no more (Spark would group, order or join its text, "
+        "not its instant): use CAST(at_timezone(x, 'UTC') AS timestamp) there",
+    )
 
 
 #: Functions of a timestamp with time zone that read its wall time in its zone (Trino's
@@ -429,6 +442,8 @@ _WALL_READERS = (
     exp.WeekOfYear,
     exp.Hour,
     exp.Minute,
+    exp.YearOfWeek,
+    exp.Second,
 )
 
 
@@ -438,11 +453,13 @@ def _reads_wall_time(node: exp.Expression) -> bool:
         child, parent = parent, parent.parent
     if isinstance(parent, _WALL_READERS):
         return parent.this is child
-    if isinstance(parent, exp.Extract):
-        return parent.expression is child
+    if isinstance(parent, exp.Extract):  # its offset: extract's zoned case
+        zoned = parent.this.name.upper() in ("TIMEZONE_HOUR", "TIMEZONE_MINUTE")
+        return parent.expression is child and not zoned
     if isinstance(parent, exp.TimeToStr):
         return parent.this is child
-    return isinstance(parent, exp.Anonymous) and str(parent.name).lower() == "second"
+    names = ("second", "millisecond", "yow")
+    return isinstance(parent, exp.Anonymous) and str(parent.name).lower() in names
 
 
 #: Trino compares a timestamp (or a date) with a timestamp with time zone by casting it to
@@ -475,17 +492,32 @@ def _instant(node: exp.Expression, out: exp.Expression, precision: int) -> exp.E
     return typed(udf_call("tstz_to_timestamp", utc, digits), f"timestamp({precision})")
 
 
+#: Forms datetime_tstz.py gives a use of a value: each answers None, or (the expression
+#: ``node`` is part of, its Spark form, its precision), that expression's value (``+`` of an
+#: interval); and checks (child, parent) of the other uses it runs (comparisons, casts).
+FORMS: List[Callable[..., Any]] = []
+USES: List[Callable[[Any, Any], bool]] = []
+
+
 def _tstz_out(node: exp.Expression, out: exp.Expression, precision: int) -> exp.Expression:
+    for form in FORMS:
+        found = form(node, out, precision)
+        if found is not None:  # the enclosing expression replaced by its value
+            whole, value, digits = found
+            shown = _tstz_out(whole, value, digits)
+            if shown is not whole:
+                whole.replace(shown)
+            return node
     if _compared(node):
         return _instant(node, out, precision)
     if _reads_wall_time(node):
-        if precision > 6:
-            where = node.parent.sql("athena") if node.parent is not None else ""
-            raise Refused(f"{where} (of a timestamp of more than 6 digits)")
-        wall = udf_call("tstz_to_timestamp", out, exp.Literal.number(precision))
-        return _typed(
-            wall, f"timestamp({precision})", exp.DataType.build(f"timestamp({precision})")
+        digits = min(precision, 6)  # past 6: the microseconds, the rest dropped (tstz_wall)
+        wall = (
+            udf_call("tstz_wall", out)
+            if precision > 6
+            else udf_call("tstz_to_timestamp", out, exp.Literal.number(precision))
         )
+        return _typed(wall, f"timestamp({digits})", exp.DataType.build(f"timestamp({digits})"))
     check_use(node, "timestamp with time zone")
     return _typed(out, f"timestamp({precision}) with time zone", tstz_type(precision))
 
@@ -499,14 +531,24 @@ def _zone_literal(node: exp.Expression, zone: exp.Expression) -> str:
     return found
 
 
+def zone_argument(node: exp.Expression, zone: exp.Expression) -> exp.Expression:
+    """A time zone argument: a literal one checked now, a varchar column or expression
+    passed on (the UDF refuses a zone it does not know when it reads it)."""
+    if isinstance(zone, exp.Literal) and zone.is_string:
+        return exp.Literal.string(_zone_literal(node, zone))
+    kind = type_of(zone)
+    if kind is None or kind.this not in (T.VARCHAR, T.TEXT, T.CHAR):
+        raise Refused(f"{node.sql('athena')} (a time zone that is not a varchar)")
+    return zone
+
+
 def _micros(value: exp.Expression) -> exp.Expression:
     return spark("unix_micros(CAST(_0 AS TIMESTAMP))", value)
 
 
 def _at_zone(node: exp.Expression, value: exp.Expression, zone: exp.Expression) -> exp.Expression:
-    zone_text = _zone_literal(node, zone)
+    literal = zone_argument(node, zone)
     kind = type_of(value)
-    literal = exp.Literal.string(zone_text)
     if is_tstz(kind):
         precision = _precision(kind)
         out = udf_call("tstz_at_zone", value, literal, exp.Literal.number(precision))
@@ -742,32 +784,6 @@ def tstz_to_date(value: Any) -> Optional[datetime.date]:
     if value is None:
         return None
     return _parse_wall(str(value[0]).rpartition(" ")[0])[0].date()
-
-
-@udf("tstz_text", "string")
-def tstz_text(value: Any) -> Optional[str]:
-    """CAST(timestamp with time zone AS varchar) of precision 3 or more: its printed text."""
-    return None if value is None else str(value[0])
-
-
-def cast_from_zoned(node: exp.Expression, safe: bool) -> exp.Expression:
-    """CAST of a timestamp with time zone (conversion.py's cast, through datetime._time_cast: case)."""
-    value, target = node.this, node.args["to"]
-    precision = _precision(type_of(value))
-    if target.this == T.TIMESTAMP:
-        digits = _precision(target)
-        if digits not in (3, 6):  # conversion._timestamp_target's rule: results print 3 or 6
-            what = f"CAST({tstz_type(precision).sql('athena')} AS {target.sql('athena')})"
-            raise Refused(f"{what} (timestamp(3) and timestamp(6) only)")
-        out = udf_call("tstz_to_timestamp", value, exp.Literal.number(digits))
-        return _typed(out, f"timestamp({digits})", exp.DataType.build(f"timestamp({digits})"))
-    if target.this == T.DATE:
-        out = udf_call("tstz_to_date", value)
-        return typed(out, "date")
-    if target.this == T.VARCHAR and precision >= 3:  # Trino writes p digits
-        out = udf_call("tstz_text", value)
-        return _typed(out, "varchar", exp.DataType.build("varchar"))
-    raise Refused(f"{node.sql('athena')} (a cast of a timestamp with time zone)")
 
 
 @udf("tstz_unixtime", "double")
