@@ -4,9 +4,9 @@ to_milliseconds, AT TIME ZONE, at_timezone, with_timezone, timezone_hour/minute,
 from_unixtime_nanos, human_readable_seconds, parse_duration, localtimestamp and
 current_timezone.
 
-The page is three modules: this one (the entries), datetime_zoned.py (how a timestamp
-with time zone, a time and a time with time zone are held in Spark, their UDFs, literals
-and casts) and datetime_format.py (format_datetime, format() of dates, ISO 8601 text:
+The page is four modules: this one (the entries), datetime_zoned.py (how a timestamp
+with time zone is held in Spark, its UDFs, literals and casts), datetime_time.py (the
+same for a time and a time with time zone) and datetime_format.py (format_datetime, format() of dates, ISO 8601 text:
 to_iso8601, from_iso8601_*). Examples: ``tests/conformance/examples/datetime.yml``.
 """
 
@@ -28,6 +28,7 @@ from athena_spark_emulator.sql.functions.datetime_format import (  # noqa: F401 
     from_iso8601_timestamp,
     from_iso8601_timestamp_nanos,
 )
+from athena_spark_emulator.sql.functions.datetime_time import time_cast
 from athena_spark_emulator.sql.functions.datetime_zoned import (
     TSTZ,
     _at_zone,
@@ -79,6 +80,8 @@ def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
     source = type_of(value)
     if source is not None and source.this == T.TIMESTAMPTZ:
         return cast_from_zoned(node, safe)
+    if target.this in (T.TIME, T.TIMETZ):
+        return time_cast(node, safe)
     nanos = target.this == T.TIMESTAMP and target.expressions and _precision_of(target) > 6
     if target.this in ZONED_TYPES or nanos:
         return typed_cast(node, safe)
