@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from sqlglot import exp
 
+from athena_spark_emulator.sql.functions import datetime_time as times
 from athena_spark_emulator.sql.functions.conversion import CASTS, ZONED_TYPES
 from athena_spark_emulator.sql.functions.conversion import cast as conversion_cast
 from athena_spark_emulator.sql.functions.conversion_types import TYPEOFS
@@ -28,7 +29,6 @@ from athena_spark_emulator.sql.functions.datetime_format import (  # noqa: F401 
     from_iso8601_timestamp,
     from_iso8601_timestamp_nanos,
 )
-from athena_spark_emulator.sql.functions.datetime_time import time_cast
 from athena_spark_emulator.sql.functions.datetime_zoned import (
     TSTZ,
     _at_zone,
@@ -80,9 +80,12 @@ def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
     source = type_of(value)
     if source is not None and source.this == T.TIMESTAMPTZ:
         return cast_from_zoned(node, safe)
-    if target.this in (T.TIME, T.TIMETZ):
-        return time_cast(node, safe)
+    from_time = times.cast_from_time(node, safe)
+    if from_time is not None or target.this in (T.TIME, T.TIMETZ):
+        return from_time or times.time_cast(node, safe)
     nanos = target.this == T.TIMESTAMP and target.expressions and _precision_of(target) > 6
+    if nanos and times.timestamp_under_time_cast(node):
+        return node  # the time cast reads the literal (datetime_time._timestamp_literal)
     if target.this in ZONED_TYPES or nanos:
         return typed_cast(node, safe)
     return None
@@ -157,6 +160,9 @@ def _temporal(node: exp.Expression, arg: exp.Expression) -> str:
 
 @rewrites(exp.DateAdd, "date_add")
 def date_add(node: exp.Expression) -> exp.Expression:
+    time = times.add_form(node)
+    if time is not None:
+        return time
     unit = _unit(node)
     zoned = type_of(node.this)
     if zoned is not None and zoned.this == T.TIMESTAMPTZ:
@@ -239,6 +245,9 @@ def date_diff(node: exp.Expression) -> exp.Expression:
     getYearDifference, which lines up 29 February, gives the same whole years:
     2020-02-29 to 2021-02-28 is 1), both toward zero. java.time's (Spark's timestampdiff)
     has no last-day rule."""
+    time = times.diff_form(node)
+    if time is not None:
+        return time
     unit = _unit(node)
     kinds = (type_of(node.this), type_of(node.expression))
     if any(k is not None and k.this == T.TIMESTAMPTZ for k in kinds):
@@ -275,7 +284,7 @@ def _trunc(node: exp.Expression, value: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.TimestampTrunc, "date_trunc")
 def date_trunc(node: exp.Expression) -> exp.Expression:
-    return _trunc(node, node.this)
+    return times.trunc_form(node) or _trunc(node, node.this)
 
 
 @rewrites(exp.DateTrunc, "date_trunc ")
@@ -346,7 +355,8 @@ def date_parse(node: exp.Expression) -> exp.Expression:
 def second(node: exp.Expression) -> exp.Expression:
     # sqlglot 30 parses second(x) as exp.Second (registered below), older releases as a call
     value = node.this if isinstance(node, exp.Second) else node.expressions[0]
-    return spark("CAST(second(_0) AS BIGINT)", value)
+    time = times.field_form(node, "SECOND", value)
+    return time or spark("CAST(second(_0) AS BIGINT)", value)
 
 
 rewrites(exp.Second, "second")(second)
@@ -379,6 +389,14 @@ def to_unixtime(node: exp.Expression) -> exp.Expression:
 for _cls, _name in (
     (exp.Hour, "hour"),
     (exp.Minute, "minute"),
+):
+
+    def _time_field(node: exp.Expression, field: str = _name.upper()) -> exp.Expression:
+        return times.field_form(node, field, node.this) or node
+
+    rewrites(_cls, _name)(_time_field)
+
+for _cls, _name in (
     (exp.DayOfMonth, "day_of_month"),
     (exp.WeekOfYear, "week"),
 ):
@@ -406,6 +424,9 @@ def extract(node: exp.Expression) -> exp.Expression:
         "MINUTE": "minute(_0)",
         "SECOND": "second(_0)",
     }
+    time = times.field_form(node, unit, node.expression)
+    if time is not None:
+        return time
     if unit not in forms:
         raise Refused(f"extract({unit} FROM ...)")
     return spark(f"CAST({forms[unit]} AS BIGINT)", node.expression)
@@ -562,12 +583,22 @@ def _one_tstz(node: exp.Expression) -> exp.Expression:
 
 @rewrites("timezone_hour", "timezone_hour")
 def timezone_hour_(node: exp.Expression) -> exp.Expression:
+    time = (
+        times.field_form(node, "TIMEZONE_HOUR", node.expressions[0]) if node.expressions else None
+    )
+    if time is not None:
+        return time
     out = udf_call("timezone_hour", _one_tstz(node))
     return typed(out, "bigint")
 
 
 @rewrites("timezone_minute", "timezone_minute")
 def timezone_minute_(node: exp.Expression) -> exp.Expression:
+    time = (
+        times.field_form(node, "TIMEZONE_MINUTE", node.expressions[0]) if node.expressions else None
+    )
+    if time is not None:
+        return time
     out = udf_call("timezone_minute", _one_tstz(node))
     return typed(out, "bigint")
 
@@ -725,6 +756,9 @@ def _timestamp_argument(node: exp.Expression, *kinds: Any) -> exp.Expression:
 @rewrites("millisecond", "millisecond")
 def millisecond(node: exp.Expression) -> exp.Expression:
     """millisecond(timestamp(p)): the milliseconds of the second, the rest dropped."""
+    time = times.field_form(node, "MILLISECOND", node.expressions[0]) if node.expressions else None
+    if time is not None:
+        return time
     value = _timestamp_argument(node, is_timestamp)
     out = spark(
         "CAST(pmod(floor(unix_micros(CAST(_0 AS TIMESTAMP)) / 1000), 1000) AS BIGINT)", value
