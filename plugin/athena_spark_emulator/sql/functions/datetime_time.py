@@ -28,6 +28,7 @@ from typing import Any, Optional, Tuple
 
 from sqlglot import exp
 
+from athena_spark_emulator.sql.functions.conversion import FORMATS
 from athena_spark_emulator.sql.functions.datetime_zoned import _OFFSET, _typed, zone_id
 from athena_spark_emulator.sql.functions.table import Fails, Refused
 from athena_spark_emulator.sql.spark_forms import is_timestamp, spark, type_of, typed
@@ -370,6 +371,8 @@ _CONSUMERS = (
     exp.Minute,
     exp.Second,
     exp.Typeof,
+    exp.Format,
+    exp.Is,
 )
 _CONSUMER_NAMES = ("millisecond", "second", "timezone_hour", "timezone_minute", "timezone")
 
@@ -668,6 +671,8 @@ def field_form(node: exp.Expression, field: str, value: exp.Expression) -> Optio
     found = _argument(node, value)
     if found is None:
         return None
+    if isinstance(node, exp.Extract) and field == "MILLISECOND":  # not a field of EXTRACT
+        raise Fails("SYNTAX_ERROR: Invalid EXTRACT field: MILLISECOND")
     if field not in _FIELDS or (field.startswith("TIMEZONE") and not found[0]):
         raise Refused(f"{node.sql('athena')} (extract of {field} from {_name(*found)})")
     offset = offset_of(value) if found[0] else exp.Literal.number(0)
@@ -699,3 +704,53 @@ def timestamp_under_time_cast(node: exp.Expression) -> bool:
         and parent.args["to"].this in (T.TIME, T.TIMETZ)
         and _timestamp_literal(node) is not None
     )
+
+
+def _local_time_sql() -> str:
+    """Spark SQL of java.time.LocalTime.toString of ``athena_n`` nanoseconds of the day:
+    HH:mm, then :ss unless the seconds and nanoseconds are 0, then 3, 6 or 9 digits."""
+    n = "athena_n"
+    second, fraction = f"({n} div 1000000000L) % 60", f"{n} % 1000000000L"
+    digits = (
+        f"CASE WHEN {fraction} = 0 THEN '' "
+        f"WHEN {fraction} % 1000000 = 0 THEN concat('.', lpad(CAST({fraction} div 1000000 AS STRING), 3, '0')) "
+        f"WHEN {fraction} % 1000 = 0 THEN concat('.', lpad(CAST({fraction} div 1000 AS STRING), 6, '0')) "
+        f"ELSE concat('.', lpad(CAST({fraction} AS STRING), 9, '0')) END"
+    )
+    seconds = (
+        f"CASE WHEN {n} % 60000000000L = 0 THEN '' ELSE concat(':', {_two(second)}, {digits}) END"
+    )
+    return (
+        f"concat({_two(f'{n} div 3600000000000L')}, ':', "
+        f"{_two(f'({n} div 60000000000L) % 60')}, {seconds})"
+    )
+
+
+@FORMATS.register(5, "times (Java's LocalTime text)")
+def _format_of_times(node: exp.Expression) -> Optional[exp.Expression]:
+    """format('%s', a time): FormatFunction gives Java's Formatter a LocalTime of the time
+    rounded to nanoseconds (its toString); only ``%s`` of times without a time zone, and
+    text; None: no time among the arguments."""
+    kinds = [time_type(type_of(a)) for a in node.expressions]
+    if not any(kinds):
+        return None
+    pattern = node.this
+    text = str(pattern.this) if isinstance(pattern, exp.Literal) and pattern.is_string else None
+    parts = text.split("%s") if text is not None else []
+    plain = all("%" not in p.replace("%%", "") for p in parts)
+    if (
+        text is None
+        or not plain
+        or len(parts) != len(kinds) + 1
+        or not all(k and not k[0] for k in kinds)
+    ):
+        raise Refused(f"{node.sql('athena')} (format of a time other than by %s)")
+    _check_columns(node.root())  # type: ignore[arg-type]
+    pieces: list = [exp.Literal.string(parts[0].replace("%%", "%"))]
+    for value, part in zip(node.expressions, parts[1:]):
+        nanos = spark(f"pmod((_0 + 500L) div 1000L, {DAY // 1000}L)", picos_of(value))
+        local = spark(
+            f"element_at(transform(array(_0), athena_n -> {_local_time_sql()}), 1)", nanos
+        )
+        pieces += [local, exp.Literal.string(part.replace("%%", "%"))]
+    return typed(exp.Anonymous(this="concat", expressions=pieces), "varchar")
