@@ -82,6 +82,7 @@ def test_time_literals_print_their_own_digits(
         ("CAST('12:34:56.125' AS TIME(2))", "12:34:56.13"),
         ("TRY_CAST('12:65' AS TIME)", None),
         ("CAST(TIMESTAMP '2020-05-10 12:34:56.123456789' AS TIME(6))", "12:34:56.123457"),
+        ("CAST(TIMESTAMP '2020-05-10 12:34:56.123456789123' AS TIME(12))", "12:34:56.123456789123"),
         ("CAST(TIMESTAMP '2020-05-10 23:59:59.9' AS TIME(0))", "00:00:00"),
         (
             "CAST(TIMESTAMP '2020-05-10 12:34:56.123' AS TIME(3) WITH TIME ZONE)",
@@ -155,6 +156,7 @@ def test_an_invalid_time_unit_fails(emu: Emulator) -> None:
     assert failure(emu, "select date_trunc('day', TIME '12:34:56')") == (
         "INVALID_FUNCTION_ARGUMENT: 'day' is not a valid Time field"
     )
+    assert failure(emu, "select TIME 'xxx'") == "INVALID_LITERAL: 'xxx' is not a valid time literal"
     assert failure(emu, "select EXTRACT(MILLISECOND FROM TIME '12:34:56')") == (
         "SYNTAX_ERROR: Invalid EXTRACT field: MILLISECOND"
     )
@@ -167,6 +169,8 @@ def test_an_invalid_time_unit_fails(emu: Emulator) -> None:
         ("format('at %s!', TIME '12:34:56.120')", "at 12:34:56.120!"),
         ("format('%s', TIME '12:34:56.1234')", "12:34:56.123400"),
         ("format('%s', TIME '12:34:56.555555555555')", "12:34:56.555555556"),
+        ("format('%s', TIME '12:34:56.100 +08:35')", "12:34:56.100+08:35"),
+        ("format('%s', TIME '12:34:56 +00:00')", "12:34:56Z"),
         ("TIME '01:00' IS NULL", "false"),
     ],
 )
@@ -241,7 +245,7 @@ def test_timestamp_columns_cast_to_time(emu: Emulator, source: str, cte: bool) -
         ("select case when true then time '01:00' end", "CASE"),
         ("select max(x) from (select time '01:00' as x)", "MAX"),
         ("select x from (select time '01:00 +01:00' as x) order by x", "ORDER BY"),
-        ("select format('%s', time '01:00 +01:00')", "FORMAT"),
+        ("select format('%5s', time '01:00')", "FORMAT"),
     ],
 )
 def test_other_uses_of_a_time_are_refused(emu: Emulator, sql: str, construct: str) -> None:

@@ -206,8 +206,8 @@ def parse_time(node: exp.Expression, text: str, zoned: bool) -> Tuple[int, int, 
     if not re.search("[A-Za-z]", text) and not valid_time_text(text):  # a zone's name: below
         raise Fails(f"INVALID_LITERAL: '{text}' is not a valid time literal")
     match = _TIME_LITERAL.match(text)
-    if not match:
-        raise Refused(f"{node.sql('athena')} (a time literal the emulator cannot read)")
+    if not match:  # no time of day at all (DateTimes.parseTime)
+        raise Fails(f"INVALID_LITERAL: '{text}' is not a valid time literal")
     zone_text = match.group("zone")
     if zone_text and not zoned:
         raise Refused(f"{node.sql('athena')} (a time literal the emulator cannot read)")
@@ -729,8 +729,9 @@ def _local_time_sql() -> str:
 @FORMATS.register(5, "times (Java's LocalTime text)")
 def _format_of_times(node: exp.Expression) -> Optional[exp.Expression]:
     """format('%s', a time): FormatFunction gives Java's Formatter a LocalTime of the time
-    rounded to nanoseconds (its toString); only ``%s`` of times without a time zone, and
-    text; None: no time among the arguments."""
+    rounded to nanoseconds (its toString), of a time with time zone an OffsetTime (the
+    offset after it, ``Z`` for +00:00); only ``%s`` of times, and text; None: no time
+    among the arguments."""
     kinds = [time_type(type_of(a)) for a in node.expressions]
     if not any(kinds):
         return None
@@ -738,12 +739,7 @@ def _format_of_times(node: exp.Expression) -> Optional[exp.Expression]:
     text = str(pattern.this) if isinstance(pattern, exp.Literal) and pattern.is_string else None
     parts = text.split("%s") if text is not None else []
     plain = all("%" not in p.replace("%%", "") for p in parts)
-    if (
-        text is None
-        or not plain
-        or len(parts) != len(kinds) + 1
-        or not all(k and not k[0] for k in kinds)
-    ):
+    if text is None or not plain or len(parts) != len(kinds) + 1 or not all(kinds):
         raise Refused(f"{node.sql('athena')} (format of a time other than by %s)")
     _check_columns(node.root())  # type: ignore[arg-type]
     pieces: list = [exp.Literal.string(parts[0].replace("%%", "%"))]
@@ -752,5 +748,11 @@ def _format_of_times(node: exp.Expression) -> Optional[exp.Expression]:
         local = spark(
             f"element_at(transform(array(_0), athena_n -> {_local_time_sql()}), 1)", nanos
         )
+        zoned = time_type(type_of(value))
+        if zoned is not None and zoned[0]:
+            zone = spark(
+                f"CASE WHEN _0 = 0 THEN 'Z' ELSE {_offset_sql('_0')} END", offset_of(value)
+            )
+            local = exp.Anonymous(this="concat", expressions=[local, zone])
         pieces += [local, exp.Literal.string(part.replace("%%", "%"))]
     return typed(exp.Anonymous(this="concat", expressions=pieces), "varchar")
