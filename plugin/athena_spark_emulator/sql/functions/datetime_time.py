@@ -729,8 +729,8 @@ def _local_time_sql() -> str:
 @FORMATS.register(5, "times (Java's LocalTime text)")
 def _format_of_times(node: exp.Expression) -> Optional[exp.Expression]:
     """format('%s', a time): FormatFunction gives Java's Formatter a LocalTime of the time
-    rounded to nanoseconds (its toString), of a time with time zone an OffsetTime (the
-    offset after it, ``Z`` for +00:00); only ``%s`` of times, and text; None: no time
+    rounded to nanoseconds (its toString); a time with time zone its cast to varchar
+    (FormatFunction maps no OffsetTime); only ``%s`` of times, and text; None: no time
     among the arguments."""
     kinds = [time_type(type_of(a)) for a in node.expressions]
     if not any(kinds):
@@ -749,10 +749,7 @@ def _format_of_times(node: exp.Expression) -> Optional[exp.Expression]:
             f"element_at(transform(array(_0), athena_n -> {_local_time_sql()}), 1)", nanos
         )
         zoned = time_type(type_of(value))
-        if zoned is not None and zoned[0]:
-            zone = spark(
-                f"CASE WHEN _0 = 0 THEN 'Z' ELSE {_offset_sql('_0')} END", offset_of(value)
-            )
-            local = exp.Anonymous(this="concat", expressions=[local, zone])
+        if zoned is not None and zoned[0]:  # no OffsetTime: the cast to varchar's text
+            local = _field(value, TIMETZ_FIELD)
         pieces += [local, exp.Literal.string(part.replace("%%", "%"))]
     return typed(exp.Anonymous(this="concat", expressions=pieces), "varchar")
