@@ -142,6 +142,7 @@ def test_comparisons_compare_the_instants(emu: Emulator, expression: str, expect
         ("second(TIME '12:34:56.789')", "56"),
         ("millisecond(TIME '12:34:56.789123')", "789"),
         ("timezone_hour(TIME '12:34:56 -08:30')", "-8"),
+        ("timezone(TIME '12:00:00+09:00')", "+09:00"),
         ("extract(timezone_minute FROM TIME '12:34:56 -08:30')", "-30"),
     ],
 )

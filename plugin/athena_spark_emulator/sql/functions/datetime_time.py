@@ -112,6 +112,7 @@ def _constant(picos: int, precision: int, offset: Optional[int]) -> exp.Expressi
             f"named_struct('{TIMETZ_FIELD}', _0, 'athena_picos', {picos}L, 'athena_offset', {offset})",
             exp.Literal.string(text),
         )
+    out.meta["athena_time_text"] = text  # datetime.timezone reads a literal's offset
     return _typed(out, _name(offset is not None, precision), _kind(offset is not None, precision))
 
 
