@@ -20,6 +20,7 @@ NOT_PAGES = {"__init__", "table"}
 PARTS = {
     "conversion_types",
     "datetime_zoned",
+    "datetime_time",
     "datetime_format",
     "datetime_tstz",
     "json_cast",

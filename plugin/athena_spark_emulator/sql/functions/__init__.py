@@ -4,7 +4,7 @@ entries of ``math.md``, ``regexp.py`` those of ``regexp.md``, and so on (``lambd
 ``lambda.md``; ``select.py`` for the constructs of a query, ``sql/select.md``). Each module
 registers its page's entries in the one function table (table.py); its documented examples
 are ``tests/conformance/examples/<page>.yml``. A page too long for one module is split
-into ``<page>_<part>.py`` modules (conversion_types, datetime_zoned, datetime_format,
+into ``<page>_<part>.py`` modules (conversion_types, datetime_zoned, datetime_time, datetime_tstz, datetime_format,
 json_cast, json_path, json_table), each named in its page module's docstring.
 
 Shared typing helpers are in ``sql/spark_forms.py``, the UDFs' registry in ``sql/udfs.py``.
@@ -26,6 +26,8 @@ from athena_spark_emulator.sql.functions import (  # noqa: F401
     conversion_types,
     datetime,
     datetime_format,
+    datetime_time,
+    datetime_tstz,
     datetime_zoned,
     decimal,
     geospatial,

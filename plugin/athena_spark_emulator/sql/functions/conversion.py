@@ -90,7 +90,7 @@ def _type_check(node: exp.Expression) -> Optional[str]:
     if node.this == T.TIMESTAMP and node.expressions:
         precision = int(node.expressions[0].this.this)
         literal = isinstance(node.parent, exp.Cast) and isinstance(node.parent.this, exp.Literal)
-        if precision > 6 and not (precision <= 9 and literal):  # datetime: date_diff
+        if precision > 6 and not (precision <= 12 and literal):  # date_diff, casts to time
             return f"the type {node.sql('athena')} (precision 6 at most: Spark keeps microseconds)"
     for child in node.expressions:
         if isinstance(child, exp.DataType):

@@ -5,10 +5,11 @@ from_unixtime_nanos, human_readable_seconds, parse_duration, localtimestamp and
 current_timezone.
 
 The page is four modules: this one (the entries), datetime_zoned.py (how a timestamp
-with time zone, a time and a time with time zone are held in Spark, their UDFs, literals
-and casts), datetime_tstz.py (timestamps with time zone compared, shifted by intervals,
-truncated and cast) and datetime_format.py (format_datetime, format() of dates, ISO 8601
-text: to_iso8601, from_iso8601_*). Examples: ``tests/conformance/examples/datetime.yml``.
+with time zone is held in Spark, its UDFs, literals and casts), datetime_tstz.py
+(timestamps with time zone compared, shifted by intervals, truncated and cast),
+datetime_time.py (how a time and a time with time zone are held and what runs on them) and
+datetime_format.py (format_datetime, format() of dates, ISO 8601 text: to_iso8601,
+from_iso8601_*). Examples: ``tests/conformance/examples/datetime.yml``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, Optional
 
 from sqlglot import exp
 
+from athena_spark_emulator.sql.functions import datetime_time as times
 from athena_spark_emulator.sql.functions.conversion import CASTS, ZONED_TYPES
 from athena_spark_emulator.sql.functions.conversion import cast as conversion_cast
 from athena_spark_emulator.sql.functions.conversion_types import TYPEOFS
@@ -28,6 +30,7 @@ from athena_spark_emulator.sql.functions.datetime_format import (  # noqa: F401 
     from_iso8601_date,
     from_iso8601_timestamp,
     from_iso8601_timestamp_nanos,
+    interval_text,
 )
 from athena_spark_emulator.sql.functions.datetime_tstz import (
     cast_from_zoned,
@@ -78,7 +81,7 @@ def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
     """A cast datetime_zoned runs: of a zoned timestamp, or to a zoned or time-of-day type or
     a timestamp of more than 6 digits (None: another cast)."""
     if target.this in (T.VARCHAR, T.TEXT) and not target.expressions:
-        text = _interval_text(node, value)
+        text = interval_text(node, value)
         if text is not None:
             return text
     now = _now_precision(value)
@@ -90,47 +93,25 @@ def _time_cast(node: Any, value: Any, target: exp.DataType, safe: bool) -> Any:
             return zoned
     source = type_of(value)
     if source is not None and source.this == T.TIMESTAMPTZ:
-        if target.this == T.VARCHAR and not target.expressions:
-            return varchar_form(node)
-        if target.this in (T.TIME, T.TIMETZ):
-            return time_form(node)
-        return cast_from_zoned(node, safe)
+        return _from_zoned(node, target, safe)
+    from_time = times.cast_from_time(node, safe)
+    if from_time is not None or target.this in (T.TIME, T.TIMETZ):
+        return from_time or times.time_cast(node, safe)
     nanos = target.this == T.TIMESTAMP and target.expressions and _precision_of(target) > 6
+    if nanos and times.timestamp_under_time_cast(node):
+        return node  # the time cast reads the literal (datetime_time._timestamp_literal)
     if target.this in ZONED_TYPES or nanos:
         return typed_cast(node, safe)
     return None
 
 
-def _interval_family(value: exp.Expression) -> Optional[str]:
-    """ "year" (an interval year to month), "day" (day to second) or None (unknown)."""
-    while isinstance(value, (exp.Paren, exp.Neg)):
-        value = value.this
-    if isinstance(value, exp.Interval) and value.args.get("unit") is not None:
-        return "year" if value.args["unit"].name.upper() in ("YEAR", "MONTH") else "day"
-    if isinstance(value, (exp.Add, exp.Sub)):
-        left, right = _interval_family(value.this), _interval_family(value.expression)
-        return left if left == right else None
-    return None
-
-
-def _interval_text(node: exp.Expression, value: exp.Expression) -> Optional[exp.Expression]:
-    """CAST(interval AS varchar) as Trino writes it (IntervalDayTime.formatMillis:
-    ``2 03:00:00.000``; IntervalYearMonth.formatMonths: ``3-5``); None: not an interval."""
-    family = _interval_family(value)
-    if family is None:
-        kind = type_of(value)
-        if kind is not None and kind.this == T.INTERVAL:
-            raise Refused(f"{node.sql('athena')} (an interval whose kind the emulator cannot tell)")
-        return None
-    fields = ("YEAR", "MONTH") if family == "year" else ("DAY", "HOUR", "MINUTE", "SECOND")
-    whole = "INTERVAL YEAR TO MONTH" if family == "year" else "INTERVAL DAY TO SECOND"
-    parts = [f"extract({field} FROM CAST(_0 AS {whole}))" for field in fields]
-    sign = "CASE WHEN " + " OR ".join(f"{p} < 0" for p in parts) + " THEN '-' ELSE '' END"
-    pattern = "%s%d-%d" if family == "year" else "%s%d %02d:%02d:%06.3f"
-    args = ", ".join([sign, *(f"abs({p})" for p in parts)])
-    if family == "day":  # Spark's seconds are a decimal: %f wants a double
-        args = args.rsplit("abs(", 1)[0] + f"CAST(abs({parts[-1]}) AS DOUBLE)"
-    return typed(spark(f"format_string('{pattern}', {args})", value), "varchar")
+def _from_zoned(node: Any, target: exp.DataType, safe: bool) -> Any:
+    """A cast of a timestamp with time zone (datetime_tstz.py, datetime_zoned.py)."""
+    if target.this == T.VARCHAR and not target.expressions:
+        return varchar_form(node)
+    if target.this in (T.TIME, T.TIMETZ):
+        return time_form(node)
+    return cast_from_zoned(node, safe)
 
 
 # ---- dates and times ------------------------------------------------------------------------
@@ -170,6 +151,9 @@ def _temporal(node: exp.Expression, arg: exp.Expression) -> str:
 
 @rewrites(exp.DateAdd, "date_add")
 def date_add(node: exp.Expression) -> exp.Expression:
+    time = times.add_form(node)
+    if time is not None:
+        return time
     unit = _unit(node)
     zoned = type_of(node.this)
     if zoned is not None and zoned.this == T.TIMESTAMPTZ:
@@ -252,6 +236,9 @@ def date_diff(node: exp.Expression) -> exp.Expression:
     getYearDifference, which lines up 29 February, gives the same whole years:
     2020-02-29 to 2021-02-28 is 1), both toward zero. java.time's (Spark's timestampdiff)
     has no last-day rule."""
+    time = times.diff_form(node)
+    if time is not None:
+        return time
     unit = _unit(node)
     kinds = (type_of(node.this), type_of(node.expression))
     if any(k is not None and k.this == T.TIMESTAMPTZ for k in kinds):
@@ -290,7 +277,7 @@ def _trunc(node: exp.Expression, value: exp.Expression) -> exp.Expression:
 
 @rewrites(exp.TimestampTrunc, "date_trunc")
 def date_trunc(node: exp.Expression) -> exp.Expression:
-    return _trunc(node, node.this)
+    return times.trunc_form(node) or _trunc(node, node.this)
 
 
 @rewrites(exp.DateTrunc, "date_trunc ")
@@ -361,7 +348,8 @@ def date_parse(node: exp.Expression) -> exp.Expression:
 def second(node: exp.Expression) -> exp.Expression:
     # sqlglot 30 parses second(x) as exp.Second (registered below), older releases as a call
     value = node.this if isinstance(node, exp.Second) else node.expressions[0]
-    return spark("CAST(second(_0) AS BIGINT)", value)
+    time = times.field_form(node, "SECOND", value)
+    return time or spark("CAST(second(_0) AS BIGINT)", value)
 
 
 rewrites(exp.Second, "second")(second)
@@ -394,6 +382,14 @@ def to_unixtime(node: exp.Expression) -> exp.Expression:
 for _cls, _name in (
     (exp.Hour, "hour"),
     (exp.Minute, "minute"),
+):
+
+    def _time_field(node: exp.Expression, field: str = _name.upper()) -> exp.Expression:
+        return times.field_form(node, field, node.this) or node
+
+    rewrites(_cls, _name)(_time_field)
+
+for _cls, _name in (
     (exp.DayOfMonth, "day_of_month"),
     (exp.WeekOfYear, "week"),
 ):
@@ -424,6 +420,9 @@ def extract(node: exp.Expression) -> exp.Expression:
     zoned = {"TIMEZONE_HOUR": "timezone_hour", "TIMEZONE_MINUTE": "timezone_minute"}
     if unit in zoned and is_tstz(type_of(node.expression)):  # its offset
         return typed(udf_call(zoned[unit], node.expression), "bigint")
+    time = times.field_form(node, unit, node.expression)
+    if time is not None:
+        return time
     if unit not in forms:
         raise Refused(f"extract({unit} FROM ...)")
     return spark(f"CAST({forms[unit]} AS BIGINT)", node.expression)
@@ -580,12 +579,22 @@ def _one_tstz(node: exp.Expression) -> exp.Expression:
 
 @rewrites("timezone_hour", "timezone_hour")
 def timezone_hour_(node: exp.Expression) -> exp.Expression:
+    time = (
+        times.field_form(node, "TIMEZONE_HOUR", node.expressions[0]) if node.expressions else None
+    )
+    if time is not None:
+        return time
     out = udf_call("timezone_hour", _one_tstz(node))
     return typed(out, "bigint")
 
 
 @rewrites("timezone_minute", "timezone_minute")
 def timezone_minute_(node: exp.Expression) -> exp.Expression:
+    time = (
+        times.field_form(node, "TIMEZONE_MINUTE", node.expressions[0]) if node.expressions else None
+    )
+    if time is not None:
+        return time
     out = udf_call("timezone_minute", _one_tstz(node))
     return typed(out, "bigint")
 
@@ -743,6 +752,9 @@ def _timestamp_argument(node: exp.Expression, *kinds: Any) -> exp.Expression:
 @rewrites("millisecond", "millisecond")
 def millisecond(node: exp.Expression) -> exp.Expression:
     """millisecond(timestamp(p)): the milliseconds of the second, the rest dropped."""
+    time = times.field_form(node, "MILLISECOND", node.expressions[0]) if node.expressions else None
+    if time is not None:
+        return time
     value = _timestamp_argument(node, is_timestamp)
     out = spark(
         "CAST(pmod(floor(unix_micros(CAST(_0 AS TIMESTAMP)) / 1000), 1000) AS BIGINT)", value

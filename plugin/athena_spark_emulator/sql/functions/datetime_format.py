@@ -1,7 +1,8 @@
 """Formatting and reading dates and times as text (Trino's ``functions/datetime.md``, with
 datetime.py): format_datetime (Joda's patterns), format() of dates (Java's %t conversions,
 a case of conversion.py's format registered in its FORMATS), and ISO 8601 text:
-to_iso8601, from_iso8601_date, from_iso8601_timestamp(_nanos).
+to_iso8601, from_iso8601_date, from_iso8601_timestamp(_nanos); CAST(interval AS varchar)
+(datetime.py's cast of times calls it).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from athena_spark_emulator.sql.functions.datetime_zoned import (
 from athena_spark_emulator.sql.functions.table import Refused, rewrites
 from athena_spark_emulator.sql.spark_forms import call, is_date, is_timestamp, spark, type_of, typed
 from athena_spark_emulator.sql.udfs import AthenaError, udf, udf_call
+
+T = exp.DataType.Type
 
 # ---- format_datetime (Joda's patterns) -----------------------------------------------------------
 _JODA = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|[^A-Za-z']+")
@@ -443,3 +446,36 @@ def from_iso8601_timestamp_nanos_(node: exp.Expression) -> exp.Expression:
 def from_iso8601_date_(node: exp.Expression) -> exp.Expression:
     out = udf_call("from_iso8601_date", node.this)
     return typed(out, "date")
+
+
+# ---- CAST(interval AS varchar) ----------------------------------------------------------
+def _interval_family(value: exp.Expression) -> Optional[str]:
+    """ "year" (an interval year to month), "day" (day to second) or None (unknown)."""
+    while isinstance(value, (exp.Paren, exp.Neg)):
+        value = value.this
+    if isinstance(value, exp.Interval) and value.args.get("unit") is not None:
+        return "year" if value.args["unit"].name.upper() in ("YEAR", "MONTH") else "day"
+    if isinstance(value, (exp.Add, exp.Sub)):
+        left, right = _interval_family(value.this), _interval_family(value.expression)
+        return left if left == right else None
+    return None
+
+
+def interval_text(node: exp.Expression, value: exp.Expression) -> Optional[exp.Expression]:
+    """CAST(interval AS varchar) as Trino writes it (IntervalDayTime.formatMillis:
+    ``2 03:00:00.000``; IntervalYearMonth.formatMonths: ``3-5``); None: not an interval."""
+    family = _interval_family(value)
+    if family is None:
+        kind = type_of(value)
+        if kind is not None and kind.this == T.INTERVAL:
+            raise Refused(f"{node.sql('athena')} (an interval whose kind the emulator cannot tell)")
+        return None
+    fields = ("YEAR", "MONTH") if family == "year" else ("DAY", "HOUR", "MINUTE", "SECOND")
+    whole = "INTERVAL YEAR TO MONTH" if family == "year" else "INTERVAL DAY TO SECOND"
+    parts = [f"extract({field} FROM CAST(_0 AS {whole}))" for field in fields]
+    sign = "CASE WHEN " + " OR ".join(f"{p} < 0" for p in parts) + " THEN '-' ELSE '' END"
+    pattern = "%s%d-%d" if family == "year" else "%s%d %02d:%02d:%06.3f"
+    args = ", ".join([sign, *(f"abs({p})" for p in parts)])
+    if family == "day":  # Spark's seconds are a decimal: %f wants a double
+        args = args.rsplit("abs(", 1)[0] + f"CAST(abs({parts[-1]}) AS DOUBLE)"
+    return typed(spark(f"format_string('{pattern}', {args})", value), "varchar")

@@ -42,10 +42,9 @@ from typing import Any, List, Optional, Tuple
 from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.conversion_types import athena_type_name
+from athena_spark_emulator.sql.functions.datetime_time import TIME_FIELD, TIMETZ_FIELD
 from athena_spark_emulator.sql.functions.datetime_zoned import (
     FORMS,
-    TIME_FIELD,
-    TIMETZ_FIELD,
     TSTZ,
     USES,
     _from_local,
