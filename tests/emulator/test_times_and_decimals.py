@@ -281,9 +281,7 @@ def test_datetime_functions_packages_call(emu: Emulator, sql: str, expected: str
     assert one(emu, sql) == expected
 
 
-@pytest.mark.parametrize(
-    "text", ["25:00:00", "10:61", " 10:00", "10:00 +5", "1:2:3:4"]
-)
+@pytest.mark.parametrize("text", ["25:00:00", "10:61", " 10:00", "10:00 +5", "1:2:3:4"])
 def test_invalid_time_literals_fail(emu: Emulator, text: str) -> None:
     state, reason = run(emu, f"select time '{text}'")
     assert (state, reason.split(" Statement:")[0]) == (
