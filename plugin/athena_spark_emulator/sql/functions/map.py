@@ -12,9 +12,10 @@ from sqlglot import exp
 
 from athena_spark_emulator.sql.functions.comparison import empty_map, known_type, unwrapped
 from athena_spark_emulator.sql.functions.conversion_types import type_name
+from athena_spark_emulator.sql.functions.string import split_entries
 from athena_spark_emulator.sql.functions.table import Fails, Refused, rewrites, same
 from athena_spark_emulator.sql.spark_forms import is_text, literal_text, spark, type_of, typed
-from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, AthenaError, udf, udf_call
+from athena_spark_emulator.sql.udfs import ERROR_END, ERROR_MARK, udf, udf_call
 
 T = exp.DataType.Type
 
@@ -175,30 +176,9 @@ def split_to_multimap(
     (an ArrayListMultimap). Its checks and texts (the bad entry unquoted)."""
     if text is None or entry is None or pair is None:
         return None
-    if not entry:
-        raise AthenaError("INVALID_FUNCTION_ARGUMENT: entryDelimiter is empty")
-    if not pair:
-        raise AthenaError("INVALID_FUNCTION_ARGUMENT: keyValueDelimiter is empty")
-    if entry == pair:
-        raise AthenaError(
-            "INVALID_FUNCTION_ARGUMENT: entryDelimiter and keyValueDelimiter must not be the same"
-        )
     out: Dict[str, List[str]] = {}
-    start = 0
-    while start < len(text):
-        end = text.find(entry, start)
-        item = text[start:end] if end >= 0 else text[start:]
-        key_end = item.find(pair)
-        value = item[key_end + len(pair) :]
-        if key_end < 0 or pair in value:
-            raise AthenaError(
-                "INVALID_FUNCTION_ARGUMENT: Key-value delimiter must appear exactly once in "
-                f"each entry. Bad input: {item}"
-            )
-        out.setdefault(item[:key_end], []).append(value)
-        if end < 0:
-            break
-        start = end + len(entry)
+    for key, value in split_entries(text, entry, pair, quoted=False):
+        out.setdefault(key, []).append(value)
     return out
 
 

@@ -7,7 +7,7 @@ luhn_check, codepoint, soundex, hamming_distance, split_to_map, the Unicode func
 from __future__ import annotations
 
 import re
-from typing import Any, List, Optional
+from typing import Any, Iterator, List, Optional, Tuple
 
 from sqlglot import exp
 
@@ -696,11 +696,11 @@ def _hamming_distance(node: exp.Expression) -> exp.Expression:
     return typed(udf_call("hamming_distance", *node.expressions), "bigint")
 
 
-@udf("split_to_map", "map<string,string>")
-def split_to_map(text: Optional[str], entry: Optional[str], pair: Optional[str]) -> Optional[dict]:
-    """Trino's SplitToMapFunction: its checks, its texts, no duplicate key."""
-    if text is None or entry is None or pair is None:
-        return None
+def split_entries(text: str, entry: str, pair: str, quoted: bool) -> Iterator[Tuple[str, str]]:
+    """The (key, value) of each entry of ``text`` as SplitToMapFunction and
+    SplitToMultimapFunction split it, one at a time (so an error comes where Trino meets
+    it): their delimiter checks and texts, the bad entry quoted (split_to_map) or not
+    (split_to_multimap)."""
     if not entry:
         raise AthenaError("INVALID_FUNCTION_ARGUMENT: entryDelimiter is empty")
     if not pair:
@@ -709,7 +709,6 @@ def split_to_map(text: Optional[str], entry: Optional[str], pair: Optional[str])
         raise AthenaError(
             "INVALID_FUNCTION_ARGUMENT: entryDelimiter and keyValueDelimiter must not be the same"
         )
-    out: dict = {}
     start = 0
     while start < len(text):
         end = text.find(entry, start)
@@ -717,17 +716,27 @@ def split_to_map(text: Optional[str], entry: Optional[str], pair: Optional[str])
         key_end = item.find(pair)
         value = item[key_end + len(pair) :]
         if key_end < 0 or pair in value:
+            bad = f"'{item}'" if quoted else item
             raise AthenaError(
                 "INVALID_FUNCTION_ARGUMENT: Key-value delimiter must appear exactly once in "
-                f"each entry. Bad input: '{item}'"
+                f"each entry. Bad input: {bad}"
             )
-        key = item[:key_end]
-        if key in out:
-            raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Duplicate keys ({key}) are not allowed")
-        out[key] = value
+        yield item[:key_end], value
         if end < 0:
             break
         start = end + len(entry)
+
+
+@udf("split_to_map", "map<string,string>")
+def split_to_map(text: Optional[str], entry: Optional[str], pair: Optional[str]) -> Optional[dict]:
+    """Trino's SplitToMapFunction: its checks, its texts, no duplicate key."""
+    if text is None or entry is None or pair is None:
+        return None
+    out: dict = {}
+    for key, value in split_entries(text, entry, pair, quoted=True):
+        if key in out:
+            raise AthenaError(f"INVALID_FUNCTION_ARGUMENT: Duplicate keys ({key}) are not allowed")
+        out[key] = value
     return out
 
 
